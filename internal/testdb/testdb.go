@@ -1,0 +1,91 @@
+// Package testdb gives tests an isolated, real database: a fresh Postgres
+// schema (dropped at cleanup) or a fresh SQLite file in t.TempDir.
+//
+// Postgres comes from WINDFORCE_TEST_DATABASE_URL (default: the local
+// trust-auth server). When no Postgres answers the test is skipped with a
+// loud message, unless WINDFORCE_TEST_REQUIRE_POSTGRES=1, where it fails.
+package testdb
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// DefaultPostgresURL is used when WINDFORCE_TEST_DATABASE_URL is unset.
+const DefaultPostgresURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// PostgresURL returns the test server's URL.
+func PostgresURL() string {
+	if u := os.Getenv("WINDFORCE_TEST_DATABASE_URL"); u != "" {
+		return u
+	}
+	return DefaultPostgresURL
+}
+
+// Unavailable skips t with a loud message, or fails it when env (for example
+// WINDFORCE_TEST_REQUIRE_POSTGRES) is "1".
+func Unavailable(t testing.TB, env, what string, err error) {
+	t.Helper()
+	msg := fmt.Sprintf("%s is not available (%v)", what, err)
+	if os.Getenv(env) == "1" {
+		t.Fatalf("%s, and %s=1 requires it", msg, env)
+	}
+	t.Skipf("SKIPPING: %s; set %s=1 to make this a failure", msg, env)
+}
+
+// PostgresSchema creates a fresh schema on the test server and drops it when
+// the test ends. It returns the server URL and the schema name; stores
+// opened with that schema see only their own tables.
+func PostgresSchema(t testing.TB) (url, schema string) {
+	t.Helper()
+	url = PostgresURL()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		Unavailable(t, "WINDFORCE_TEST_REQUIRE_POSTGRES", "Postgres at "+url, err)
+	}
+	defer conn.Close(ctx)
+	schema = "wf_test_" + randomHex(6)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("create test schema: %v", err)
+	}
+	t.Cleanup(func() { dropSchema(t, url, schema) })
+	return url, schema
+}
+
+func dropSchema(t testing.TB, url, schema string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Logf("drop test schema %s: %v", schema, err)
+		return
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+		t.Logf("drop test schema %s: %v", schema, err)
+	}
+}
+
+// SQLitePath returns a path for a fresh SQLite database in t.TempDir.
+func SQLitePath(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(t.TempDir(), "windforce.db")
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)
+}

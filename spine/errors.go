@@ -1,0 +1,21 @@
+package spine
+
+import "errors"
+
+// Typed errors returned at the store seam. Stores translate driver errors
+// into these so callers (worker, HTTP API) can decide without knowing the
+// database.
+var (
+	// ErrNotFound means the job (in that workspace) does not exist.
+	ErrNotFound = errors.New("job not found")
+	// ErrNotOwner means the caller's claim token no longer matches: another
+	// worker owns the job now, or it was reaped, released or finished. The
+	// caller must stop working on the job and write nothing.
+	ErrNotOwner = errors.New("claim token does not match: job is not owned by this worker")
+	// ErrConflict means the operation does not apply to the job's current
+	// state: canceling a finished job, reopening a successful one.
+	ErrConflict = errors.New("job state conflict")
+	// ErrInvalid means the request itself is malformed (empty workspace,
+	// input that is not JSON, a negative limit).
+	ErrInvalid = errors.New("invalid request")
+)

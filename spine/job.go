@@ -1,0 +1,317 @@
+package spine
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// TriggerKind says which trigger enqueued a job. Every trigger goes through
+// the same Enqueue; the kind is recorded for the operator.
+type TriggerKind string
+
+// The closed set of trigger kinds (DESIGN §2).
+const (
+	TriggerAPI      TriggerKind = "api"
+	TriggerCLI      TriggerKind = "cli"
+	TriggerManual   TriggerKind = "manual"
+	TriggerWebhook  TriggerKind = "webhook"
+	TriggerSchedule TriggerKind = "schedule"
+	TriggerSeed     TriggerKind = "seed"
+	TriggerChild    TriggerKind = "child"
+)
+
+// Valid reports whether k is one of the known trigger kinds.
+func (k TriggerKind) Valid() bool {
+	switch k {
+	case TriggerAPI, TriggerCLI, TriggerManual, TriggerWebhook, TriggerSchedule, TriggerSeed, TriggerChild:
+		return true
+	}
+	return false
+}
+
+// Status is a job's status as the API reports it.
+type Status string
+
+// Queued and running live in job_queue; the other three are terminal and
+// live in job_completed.
+const (
+	StatusQueued   Status = "queued"
+	StatusRunning  Status = "running"
+	StatusSuccess  Status = "success"
+	StatusFailure  Status = "failure"
+	StatusCanceled Status = "canceled"
+)
+
+// Terminal reports whether s is a finished status.
+func (s Status) Terminal() bool {
+	return s == StatusSuccess || s == StatusFailure || s == StatusCanceled
+}
+
+// RetryPolicy says how a failed attempt is retried. MaxAttempts counts all
+// attempts, the first included: 1 means no retry.
+type RetryPolicy struct {
+	MaxAttempts int           `json:"max_attempts"`
+	Backoff     time.Duration `json:"backoff"`
+	Factor      float64       `json:"factor"`
+}
+
+// DefaultRetry is the policy of DESIGN §2: one attempt, base 5 s, factor 5.
+var DefaultRetry = RetryPolicy{MaxAttempts: 1, Backoff: 5 * time.Second, Factor: 5}
+
+// Pin is the execution metadata copied into a job at enqueue. A queued job
+// runs exactly what its pin names, whatever is deployed later.
+type Pin struct {
+	GitSourceID  string          `json:"git_source_id"`
+	CommitSHA    string          `json:"commit_sha"`
+	AppKey       string          `json:"app"`
+	ActionKey    string          `json:"action"`
+	Entrypoint   string          `json:"entrypoint"`
+	Runtime      string          `json:"runtime"`
+	InputSchema  json.RawMessage `json:"input_schema,omitempty"`
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	Timeout      time.Duration   `json:"timeout"`
+	Tag          string          `json:"tag"`
+	Retry        RetryPolicy     `json:"retry"`
+}
+
+// EnqueueParams is one job to enqueue. The caller (the catalog resolver in
+// the product, a test or a library user here) fills the pin.
+type EnqueueParams struct {
+	// ID is optional; a new UUIDv7 is generated when it is zero.
+	ID          uuid.UUID
+	Workspace   string
+	TriggerKind TriggerKind
+	TriggerRef  string
+	CreatedBy   string
+	Input       json.RawMessage
+	Pin         Pin
+	// Priority: higher runs first.
+	Priority int
+	// ScheduledFor: zero means now.
+	ScheduledFor time.Time
+	// CoalesceKey, when set, keeps at most one waiting job per
+	// (workspace, app, action, key): a second enqueue replaces the waiting
+	// job's input and bumps its generation instead of adding a row.
+	CoalesceKey string
+	// Now is the enqueue time; zero means the store's clock.
+	Now time.Time
+}
+
+// EnqueueResult says which job holds the request.
+type EnqueueResult struct {
+	ID uuid.UUID
+	// Coalesced is true when the request was folded into a waiting job.
+	Coalesced bool
+	// Generation counts how many requests the waiting job holds (1 for a
+	// fresh job).
+	Generation int64
+}
+
+// ClaimParams asks for up to Limit waiting jobs on any of Tags.
+type ClaimParams struct {
+	Worker string
+	Tags   []string
+	Limit  int
+	Now    time.Time
+}
+
+// ClaimedJob is a job a worker now owns. Its ClaimToken fences every later
+// write the worker makes for it.
+type ClaimedJob struct {
+	ID          uuid.UUID
+	Workspace   string
+	TriggerKind TriggerKind
+	TriggerRef  string
+	CreatedBy   string
+	Input       json.RawMessage
+	Pin         Pin
+	Priority    int
+	ClaimToken  uuid.UUID
+	Attempt     int
+	Restarts    int
+	CreatedAt   time.Time
+	StartedAt   time.Time
+	Generation  int64
+}
+
+// Lease identifies one claim: a job and the token its owner got.
+type Lease struct {
+	JobID      uuid.UUID
+	ClaimToken uuid.UUID
+}
+
+// HeartbeatParams renews the pings of every job one worker runs.
+type HeartbeatParams struct {
+	Leases []Lease
+	Now    time.Time
+}
+
+// HeartbeatResult reports one lease that is still owned. A lease missing
+// from the results is lost: its worker must kill the job and not complete.
+type HeartbeatResult struct {
+	JobID uuid.UUID
+	// CancelRequested is the cancel mark: the worker must stop the job and
+	// complete it canceled.
+	CancelRequested bool
+}
+
+// CompleteParams finishes a job its caller owns with success.
+type CompleteParams struct {
+	Lease
+	Result json.RawMessage
+	Now    time.Time
+}
+
+// JobError is a failed attempt's error as stored and shown.
+type JobError struct {
+	Message string `json:"message"`
+	Stack   string `json:"stack,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+}
+
+// FailParams records a failed attempt of a job its caller owns.
+type FailParams struct {
+	Lease
+	Error JobError
+	// Now is the failure time; retries are scheduled from it.
+	Now time.Time
+}
+
+// FailOutcome says what a failure did.
+type FailOutcome struct {
+	// Retried is true when the job went back to waiting for another attempt.
+	Retried bool
+	// Status is the terminal status when not retried (failure, or canceled
+	// when the job was marked canceled).
+	Status Status
+	// NextAttempt and ScheduledFor describe the retry.
+	NextAttempt  int
+	ScheduledFor time.Time
+}
+
+// ReleaseParams gives a job back to the queue without charging an attempt
+// (a worker shutting down).
+type ReleaseParams struct {
+	Lease
+	Now time.Time
+}
+
+// CancelParams asks to cancel a job.
+type CancelParams struct {
+	Workspace string
+	JobID     uuid.UUID
+	By        string
+	Reason    string
+	Now       time.Time
+}
+
+// CancelOutcome says what a cancel did.
+type CancelOutcome struct {
+	// Status is canceled when the job was waiting (terminal at once) and
+	// running when the job was only marked for its worker to stop.
+	Status Status
+}
+
+// ReapParams drives one reaper pass.
+type ReapParams struct {
+	Now           time.Time
+	ZombieTimeout time.Duration
+	RestartLimit  int
+	// Limit bounds the rows handled in one pass.
+	Limit int
+}
+
+// ReapResult lists what a reaper pass did.
+type ReapResult struct {
+	Requeued []uuid.UUID
+	Failed   []uuid.UUID
+	Canceled []uuid.UUID
+}
+
+// ReopenParams asks to run a finished job again (operator only).
+type ReopenParams struct {
+	Workspace string
+	JobID     uuid.UUID
+	By        string
+	Reason    string
+	// Force allows reopening a canceled job.
+	Force bool
+	Now   time.Time
+}
+
+// SweepParams drives one retention pass.
+type SweepParams struct {
+	// Before: finished jobs completed before this time are deleted.
+	Before time.Time
+	// BatchSize bounds each delete statement.
+	BatchSize int
+}
+
+// Job is the full view of a job, waiting, running or finished.
+type Job struct {
+	ID             uuid.UUID
+	Workspace      string
+	Status         Status
+	TriggerKind    TriggerKind
+	TriggerRef     string
+	CreatedBy      string
+	CreatedAt      time.Time
+	Input          json.RawMessage
+	Pin            Pin
+	CoalesceKey    string
+	Priority       int
+	ScheduledFor   time.Time
+	StartedAt      *time.Time
+	CompletedAt    *time.Time
+	Worker         string
+	Attempt        int
+	Restarts       int
+	Generation     int64
+	Ping           *time.Time
+	Result         json.RawMessage
+	Error          *JobError
+	LastError      *JobError
+	CanceledBy     string
+	CanceledReason string
+}
+
+// LogChunk is one ordered piece of a job's output.
+type LogChunk struct {
+	JobID     uuid.UUID
+	Seq       int64
+	Data      string
+	CreatedAt time.Time
+}
+
+// AppendLogParams appends output of a job its caller owns.
+type AppendLogParams struct {
+	Lease
+	Data string
+	Now  time.Time
+}
+
+// TagHealth is one row of the queue_health view: the figures an operator
+// watches, per workspace and tag.
+type TagHealth struct {
+	Workspace         string
+	Tag               string
+	Waiting           int64
+	Scheduled         int64
+	Running           int64
+	Failed24h         int64
+	ExpiredHeartbeats int64
+	OldestWaitingAge  time.Duration
+	MaxAttempt        int64
+	MaxRestarts       int64
+}
+
+// AuditEntry is one row of job_audit: who reopened or canceled what.
+type AuditEntry struct {
+	JobID  uuid.UUID
+	Action string
+	By     string
+	Reason string
+	At     time.Time
+}

@@ -1,0 +1,110 @@
+package spine
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Store is the queue spine on one database. Each method is one transaction
+// (or one statement) and states the invariant it keeps. Implementations:
+// store/postgres and store/sqlite; spine/storetest checks both.
+type Store interface {
+	// Migrate applies the embedded, numbered migrations that are not yet
+	// applied. It refuses a migration set with gaps.
+	Migrate(ctx context.Context) error
+
+	// Enqueue inserts job and job_queue in one transaction and wakes the
+	// workers serving the job's tag (invariant 1). With a CoalesceKey it keeps
+	// one waiting job per (workspace, app, action, key): the latest input
+	// wins and the generation is bumped (invariant 10).
+	Enqueue(ctx context.Context, p EnqueueParams) (EnqueueResult, error)
+
+	// EnqueueBatch enqueues many jobs in one transaction with one wake-up per
+	// tag; either all are enqueued or none.
+	EnqueueBatch(ctx context.Context, ps []EnqueueParams) ([]EnqueueResult, error)
+
+	// Claim takes up to p.Limit waiting jobs on p.Tags in one statement
+	// (invariant 2): highest priority first, then oldest scheduled_for. Each
+	// claimed job gets a fresh claim token and its first ping atomically, so
+	// a worker that dies before its first heartbeat is still reaped. Never
+	// returns more than p.Limit jobs; never the same job to two callers.
+	Claim(ctx context.Context, p ClaimParams) ([]ClaimedJob, error)
+
+	// Heartbeat renews the ping of every lease whose claim token still
+	// matches, in one statement, and returns those leases with their cancel
+	// mark (invariant 3). A lease missing from the result is lost.
+	Heartbeat(ctx context.Context, p HeartbeatParams) ([]HeartbeatResult, error)
+
+	// Complete finishes an owned job in one transaction: the fenced delete
+	// from job_queue, the job_completed row, the job_runtime delete
+	// (invariant 5). A job marked canceled completes as canceled (invariant
+	// 6). ErrNotOwner when the token no longer matches; nothing is written.
+	Complete(ctx context.Context, p CompleteParams) (Status, error)
+
+	// Fail records a failed attempt of an owned job, fenced like Complete.
+	// With attempts left the job goes back to waiting with attempt+1 and
+	// scheduled_for = now + backoff (exponential with jitter); otherwise it
+	// finishes as failure. A canceled mark wins over a retry.
+	Fail(ctx context.Context, p FailParams) (FailOutcome, error)
+
+	// Release gives an owned job back to the queue without charging an
+	// attempt or a restart (a worker draining on shutdown). A job marked
+	// canceled is finished canceled instead.
+	Release(ctx context.Context, p ReleaseParams) error
+
+	// Cancel finishes a waiting job as canceled at once, or marks a running
+	// one for its worker to stop (invariant 6). ErrConflict for a finished
+	// job, ErrNotFound for an unknown one. Audited.
+	Cancel(ctx context.Context, p CancelParams) (CancelOutcome, error)
+
+	// Reap handles running jobs whose ping is older than the zombie timeout
+	// (invariant 4): canceled ones finish canceled; the others go back to
+	// waiting with restarts+1 while restarts+1 <= RestartLimit, else finish
+	// as failure with a reason. Every write repeats the full guard, so a job
+	// that completed or heartbeated meanwhile is left alone; concurrent
+	// reapers never handle one job twice.
+	Reap(ctx context.Context, p ReapParams) (ReapResult, error)
+
+	// Reopen puts a failed job (or, with Force, a canceled one) back in the
+	// queue with the same id and pin, failure info cleared, and audits it
+	// (invariant 7). ErrConflict from any other state.
+	Reopen(ctx context.Context, p ReopenParams) error
+
+	// Sweep deletes finished jobs (job_completed, job, job_logs, job_audit)
+	// completed before p.Before, in batches of p.BatchSize, and returns how
+	// many jobs it deleted. Queued and running jobs are never touched
+	// (invariant 8).
+	Sweep(ctx context.Context, p SweepParams) (int, error)
+
+	// Health reads the queue_health view.
+	Health(ctx context.Context) ([]TagHealth, error)
+
+	// SetZombieTimeout records the zombie timeout the queue_health view uses
+	// to count expired heartbeats.
+	SetZombieTimeout(ctx context.Context, d time.Duration) error
+
+	// GetJob returns a job in any state. ErrNotFound when it is not in
+	// that workspace.
+	GetJob(ctx context.Context, workspace string, id uuid.UUID) (Job, error)
+
+	// AppendLog appends a chunk to an owned job's logs. ErrNotOwner when the
+	// token no longer matches.
+	AppendLog(ctx context.Context, p AppendLogParams) error
+
+	// Logs returns a job's chunks with Seq > afterSeq, in order.
+	Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]LogChunk, error)
+
+	// Audit returns a job's audit trail, oldest first.
+	Audit(ctx context.Context, jobID uuid.UUID) ([]AuditEntry, error)
+
+	// Subscribe returns a channel that receives a value soon after a job is
+	// enqueued (or reopened, retried, released) on one of tags, and a
+	// function that ends the subscription. Wake-ups are hints: a worker
+	// still polls as the fallback.
+	Subscribe(tags []string) (<-chan struct{}, func())
+
+	// Close releases connections and stops the listener.
+	Close()
+}
