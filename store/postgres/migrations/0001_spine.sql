@@ -21,6 +21,7 @@ CREATE TABLE job (
     output_schema  jsonb,
     timeout_ms     bigint NOT NULL DEFAULT 0 CHECK (timeout_ms >= 0),
     tag            text NOT NULL CHECK (tag <> ''),
+    priority       integer NOT NULL DEFAULT 0,
     max_attempts   integer NOT NULL CHECK (max_attempts >= 1),
     backoff_ms     bigint NOT NULL CHECK (backoff_ms > 0),
     backoff_factor double precision NOT NULL CHECK (backoff_factor >= 1),
