@@ -1,0 +1,421 @@
+package spine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Causes with which a worker cancels a job's context; a handler can read
+// them with context.Cause.
+var (
+	// ErrJobCanceled: the heartbeat returned the cancel mark.
+	ErrJobCanceled = errors.New("job canceled")
+	// ErrLostOwnership: the heartbeat found another owner (the job was reaped
+	// and perhaps claimed elsewhere). The worker writes nothing more for it.
+	ErrLostOwnership = errors.New("job ownership lost")
+	// ErrShutdown: the worker is stopping and the grace period ended; the job
+	// is released to the queue without charging an attempt.
+	ErrShutdown = errors.New("worker shutting down")
+)
+
+// Handler runs one job and returns its result (JSON) or an error. It must
+// return soon after ctx is canceled.
+type Handler func(ctx context.Context, job *ClaimedJob) (json.RawMessage, error)
+
+// WorkerConfig configures a Worker. Zero values take the defaults of
+// DESIGN §1.
+type WorkerConfig struct {
+	Store   Store
+	Handler Handler
+	// Name identifies the worker in job rows; default host-pid-random.
+	Name        string
+	Tags        []string      // default ["default"]
+	Concurrency int           // default 1
+	Heartbeat   time.Duration // default 5s
+	// PollInterval is the fallback when no wake-up arrives; default 1s.
+	PollInterval time.Duration
+	// DrainGrace is how long Stop lets running jobs finish before it
+	// cancels and releases them; default 30s.
+	DrainGrace time.Duration
+	// WriteRetry bounds how long a completion is retried while the
+	// database is unreachable; default 60s.
+	WriteRetry time.Duration
+	Clock      Clock
+	Logger     *slog.Logger
+}
+
+// Worker claims jobs for its tags, up to its concurrency, runs the handler
+// for each, heartbeats all of them in one statement, and completes or fails
+// them fenced on their claim tokens.
+type Worker struct {
+	cfg  WorkerConfig
+	log  *slog.Logger
+	life lifecycle
+
+	mu      sync.Mutex
+	running map[uuid.UUID]*activeJob
+	freed   chan struct{}
+}
+
+type activeJob struct {
+	lease  Lease
+	cancel context.CancelCauseFunc
+}
+
+// NewWorker checks cfg and fills its defaults.
+func NewWorker(cfg WorkerConfig) (*Worker, error) {
+	if cfg.Store == nil || cfg.Handler == nil {
+		return nil, fmt.Errorf("%w: worker needs a store and a handler", ErrInvalid)
+	}
+	if len(cfg.Tags) == 0 {
+		cfg.Tags = []string{DefaultTag}
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 1
+	}
+	setDefault(&cfg.Heartbeat, 5*time.Second)
+	setDefault(&cfg.PollInterval, time.Second)
+	setDefault(&cfg.DrainGrace, 30*time.Second)
+	setDefault(&cfg.WriteRetry, 60*time.Second)
+	if cfg.Name == "" {
+		host, _ := os.Hostname()
+		cfg.Name = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
+	}
+	return &Worker{
+		cfg: cfg, log: logger(cfg.Logger).With("worker", cfg.Name),
+		running: map[uuid.UUID]*activeJob{}, freed: make(chan struct{}, 1),
+	}, nil
+}
+
+func setDefault(d *time.Duration, v time.Duration) {
+	if *d <= 0 {
+		*d = v
+	}
+}
+
+// Name is the worker's identity as written in job rows.
+func (w *Worker) Name() string { return w.cfg.Name }
+
+// Start begins claiming. It returns at once; the worker runs until Stop or
+// until ctx ends (which stops it the same way as Stop).
+func (w *Worker) Start(ctx context.Context) error {
+	return w.life.start(ctx, w.run)
+}
+
+// Stop stops claiming, lets running jobs finish within DrainGrace, then
+// cancels the rest with ErrShutdown and releases them to the queue without
+// charging an attempt. It waits until every job is handed back.
+func (w *Worker) Stop() { w.life.stop() }
+
+// run is the worker's life: claim loop in front, heartbeats beside it, and
+// on the way out the drain.
+func (w *Worker) run(ctx context.Context) {
+	var jobs sync.WaitGroup
+	hbCtx, stopHeartbeats := context.WithCancel(context.WithoutCancel(ctx))
+	hbDone := make(chan struct{})
+	go func() { defer close(hbDone); w.heartbeatLoop(hbCtx) }()
+
+	w.claimLoop(ctx, &jobs)
+	w.drain(&jobs)
+	stopHeartbeats()
+	<-hbDone
+}
+
+// claimLoop claims while there are free slots and work, and otherwise waits
+// for a wake-up, a freed slot (when the last claim was full) or the poll.
+func (w *Worker) claimLoop(ctx context.Context, jobs *sync.WaitGroup) {
+	wake, unsubscribe := w.cfg.Store.Subscribe(w.cfg.Tags)
+	defer unsubscribe()
+	poll := time.NewTimer(0)
+	defer poll.Stop()
+	full := true // the last claim filled every free slot: more may wait
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+		case <-poll.C:
+		case <-w.freed:
+			if !full {
+				continue
+			}
+		}
+		full = w.claimOnce(ctx, jobs)
+		poll.Reset(w.cfg.PollInterval)
+	}
+}
+
+// claimOnce claims up to the free slots and starts a goroutine per job. It
+// reports whether it got as many jobs as it asked for.
+func (w *Worker) claimOnce(ctx context.Context, jobs *sync.WaitGroup) bool {
+	free := w.cfg.Concurrency - w.active()
+	if free <= 0 {
+		return true
+	}
+	// The claim is not canceled by Stop: a claim canceled half-way could
+	// commit without its answer arriving, leaving jobs for the reaper.
+	claimCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	claimed, err := w.cfg.Store.Claim(claimCtx, ClaimParams{
+		Worker: w.cfg.Name, Tags: w.cfg.Tags, Limit: free, Now: w.cfg.Clock.now(),
+	})
+	cancel()
+	if err != nil {
+		w.log.Warn("claim failed; retrying at the next poll", "err", err)
+		return false
+	}
+	if ctx.Err() != nil {
+		w.releaseAll(claimed)
+		return false
+	}
+	for i := range claimed {
+		w.launch(ctx, jobs, &claimed[i])
+	}
+	return len(claimed) == free
+}
+
+// releaseAll hands back jobs claimed while the worker began to stop.
+func (w *Worker) releaseAll(claimed []ClaimedJob) {
+	for _, job := range claimed {
+		lease := Lease{JobID: job.ID, ClaimToken: job.ClaimToken}
+		w.writeWithRetry(job.ID, func(ctx context.Context) error {
+			return w.cfg.Store.Release(ctx, ReleaseParams{Lease: lease, Now: w.cfg.Clock.now()})
+		})
+	}
+}
+
+func (w *Worker) active() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.running)
+}
+
+// launch registers the job for heartbeats and runs it. The job's context
+// does not inherit the claim loop's cancellation: stopping the worker
+// drains jobs instead of killing them.
+func (w *Worker) launch(ctx context.Context, jobs *sync.WaitGroup, job *ClaimedJob) {
+	jobCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	a := &activeJob{lease: Lease{JobID: job.ID, ClaimToken: job.ClaimToken}, cancel: cancel}
+	w.mu.Lock()
+	w.running[job.ID] = a
+	w.mu.Unlock()
+	jobs.Add(1)
+	go func() {
+		defer jobs.Done()
+		defer w.finished(job.ID, cancel)
+		w.execute(jobCtx, job)
+	}()
+}
+
+func (w *Worker) finished(id uuid.UUID, cancel context.CancelCauseFunc) {
+	cancel(nil)
+	w.mu.Lock()
+	delete(w.running, id)
+	w.mu.Unlock()
+	select {
+	case w.freed <- struct{}{}:
+	default:
+	}
+}
+
+// drain waits up to DrainGrace for running jobs, then cancels the rest with
+// ErrShutdown (they are released) and waits for them to return.
+func (w *Worker) drain(jobs *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() { jobs.Wait(); close(done) }()
+	grace := time.NewTimer(w.cfg.DrainGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+		return
+	case <-grace.C:
+	}
+	w.mu.Lock()
+	for _, a := range w.running {
+		a.cancel(ErrShutdown)
+	}
+	w.mu.Unlock()
+	<-done
+}
+
+// heartbeatLoop renews every running job's ping in one statement per tick
+// and cancels the jobs that were marked or lost.
+func (w *Worker) heartbeatLoop(ctx context.Context) {
+	t := time.NewTicker(w.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			w.heartbeatOnce(ctx)
+		}
+	}
+}
+
+func (w *Worker) heartbeatOnce(ctx context.Context) {
+	w.mu.Lock()
+	leases := make([]Lease, 0, len(w.running))
+	for _, a := range w.running {
+		leases = append(leases, a.lease)
+	}
+	w.mu.Unlock()
+	if len(leases) == 0 {
+		return
+	}
+	owned, err := w.cfg.Store.Heartbeat(ctx, HeartbeatParams{Leases: leases, Now: w.cfg.Clock.now()})
+	if err != nil {
+		// The database may be restarting: keep the jobs running; if the
+		// outage outlasts the zombie timeout the reaper requeues them and the
+		// fenced completion refuses this worker's late writes.
+		if ctx.Err() == nil {
+			w.log.Warn("heartbeat failed", "jobs", len(leases), "err", err)
+		}
+		return
+	}
+	w.applyHeartbeat(leases, owned)
+}
+
+// applyHeartbeat cancels jobs whose lease is gone (ErrLostOwnership) or
+// carries the cancel mark (ErrJobCanceled).
+func (w *Worker) applyHeartbeat(sent []Lease, owned []HeartbeatResult) {
+	marks := make(map[uuid.UUID]bool, len(owned))
+	for _, r := range owned {
+		marks[r.JobID] = r.CancelRequested
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, l := range sent {
+		a, ok := w.running[l.JobID]
+		if !ok || a.lease != l {
+			continue
+		}
+		canceled, stillOwned := marks[l.JobID]
+		switch {
+		case !stillOwned:
+			w.log.Warn("lost ownership of job; stopping it", "job", l.JobID)
+			a.cancel(ErrLostOwnership)
+		case canceled:
+			a.cancel(ErrJobCanceled)
+		}
+	}
+}
+
+// execute runs the handler under the pinned timeout and records the outcome.
+func (w *Worker) execute(ctx context.Context, job *ClaimedJob) {
+	runCtx := ctx
+	if job.Pin.Timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeoutCause(ctx, job.Pin.Timeout,
+			fmt.Errorf("timed out after %s", job.Pin.Timeout))
+		defer cancel()
+	}
+	result, err := w.callHandler(runCtx, job)
+	w.record(ctx, runCtx, job, result, err)
+}
+
+// callHandler turns a handler panic into an error with its stack.
+func (w *Worker) callHandler(ctx context.Context, job *ClaimedJob) (res json.RawMessage, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &handlerPanic{value: p, stack: string(debug.Stack())}
+		}
+	}()
+	return w.cfg.Handler(ctx, job)
+}
+
+type handlerPanic struct {
+	value any
+	stack string
+}
+
+func (p *handlerPanic) Error() string { return fmt.Sprintf("handler panicked: %v", p.value) }
+
+// record writes the outcome, fenced on the claim token. A lost job writes
+// nothing; a job stopped by shutdown is released.
+func (w *Worker) record(jobCtx, runCtx context.Context, job *ClaimedJob, result json.RawMessage, err error) {
+	lease := Lease{JobID: job.ID, ClaimToken: job.ClaimToken}
+	cause := context.Cause(jobCtx)
+	var write func(ctx context.Context) error
+	switch {
+	case errors.Is(cause, ErrLostOwnership):
+		return
+	case errors.Is(cause, ErrShutdown):
+		write = func(ctx context.Context) error {
+			return w.cfg.Store.Release(ctx, ReleaseParams{Lease: lease, Now: w.cfg.Clock.now()})
+		}
+	case err != nil || runCtx.Err() != nil:
+		jerr := jobError(runCtx, err)
+		write = func(ctx context.Context) error {
+			_, e := w.cfg.Store.Fail(ctx, FailParams{Lease: lease, Error: jerr, Now: w.cfg.Clock.now()})
+			return e
+		}
+	default:
+		write = func(ctx context.Context) error {
+			_, e := w.cfg.Store.Complete(ctx, CompleteParams{Lease: lease, Result: result, Now: w.cfg.Clock.now()})
+			if errors.Is(e, ErrInvalid) {
+				// The result cannot be stored: the attempt fails with the reason
+				// instead of losing or truncating anything.
+				_, e = w.cfg.Store.Fail(ctx, FailParams{Lease: lease, Now: w.cfg.Clock.now(),
+					Error: JobError{Message: e.Error(), Kind: "invalid_result"}})
+			}
+			return e
+		}
+	}
+	w.writeWithRetry(job.ID, write)
+}
+
+// jobError describes a failed attempt: a timeout says so plainly, a panic
+// keeps its stack.
+func jobError(runCtx context.Context, err error) JobError {
+	if errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+		return JobError{Message: context.Cause(runCtx).Error(), Kind: "timeout"}
+	}
+	if errors.Is(context.Cause(runCtx), ErrJobCanceled) {
+		return JobError{Message: "canceled while running", Kind: "canceled"}
+	}
+	var p *handlerPanic
+	if errors.As(err, &p) {
+		return JobError{Message: p.Error(), Stack: p.stack, Kind: "panic"}
+	}
+	if err == nil {
+		err = context.Cause(runCtx)
+	}
+	return JobError{Message: err.Error()}
+}
+
+// writeWithRetry retries a completion while the database is unreachable, up
+// to WriteRetry. A typed answer (not owner, conflict) ends it at once.
+func (w *Worker) writeWithRetry(id uuid.UUID, write func(ctx context.Context) error) {
+	deadline := time.Now().Add(w.cfg.WriteRetry)
+	delay := 50 * time.Millisecond
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := write(ctx)
+		cancel()
+		switch {
+		case err == nil:
+			return
+		case errors.Is(err, ErrNotOwner):
+			w.log.Warn("job is owned by someone else now; outcome dropped", "job", id)
+			return
+		case errors.Is(err, ErrConflict), errors.Is(err, ErrInvalid), errors.Is(err, ErrNotFound):
+			w.log.Error("job outcome refused", "job", id, "err", err)
+			return
+		case time.Now().After(deadline):
+			w.log.Error("giving up writing job outcome; the reaper will requeue it", "job", id, "err", err)
+			return
+		}
+		w.log.Warn("writing job outcome failed; retrying", "job", id, "err", err)
+		time.Sleep(delay) // backoff between retries, not waiting for an event
+		delay = min(delay*2, 2*time.Second)
+	}
+}
