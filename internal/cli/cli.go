@@ -1,0 +1,108 @@
+// Package cli is the windforce command line: it parses arguments, reads
+// WINDFORCE_* configuration and runs the subcommand. main only maps the
+// returned error to an exit code.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+
+	"github.com/windforce/windforce/store"
+)
+
+// Version is set at build time with -ldflags "-X …/internal/cli.Version=v1.2.3";
+// otherwise the module build info is used.
+var Version = ""
+
+// UsageError is a mistake on the command line (exit code 2).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// ExitCode maps an error from Run to the process exit code: 2 for usage
+// mistakes, 1 for everything else.
+func ExitCode(err error) int {
+	var u *UsageError
+	if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
+		return 2
+	}
+	return 1
+}
+
+const usage = `windforce runs code from git as durable jobs.
+
+Usage:
+  windforce migrate [--database-url URL]   apply database migrations
+  windforce --version                      print the version
+
+Configuration comes from flags or WINDFORCE_* environment variables.
+`
+
+// Run runs the command line args (without the program name).
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return &UsageError{Msg: "no command given"}
+	}
+	switch args[0] {
+	case "--version", "-version", "version":
+		fmt.Fprintln(stdout, "windforce", version())
+		return nil
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	case "migrate":
+		return runMigrate(ctx, args[1:], stdout, stderr)
+	}
+	fmt.Fprint(stderr, usage)
+	return &UsageError{Msg: fmt.Sprintf("unknown command %q", args[0])}
+}
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}
+
+// env returns the WINDFORCE_* variable or a default.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dbURL := fs.String("database-url", env("WINDFORCE_DATABASE_URL", store.DefaultURL),
+		"postgres://… or sqlite://PATH (WINDFORCE_DATABASE_URL)")
+	if err := fs.Parse(args); err != nil {
+		return &UsageError{Msg: err.Error()}
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	s, err := store.Open(ctx, *dbURL, log)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	current, latest, err := s.SchemaVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	fmt.Fprintf(stdout, "database schema at version %d of %d\n", current, latest)
+	return nil
+}

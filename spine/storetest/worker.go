@@ -1,0 +1,317 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// runWorker checks the worker loop on a real store: outcomes, the cancel
+// mark, lost ownership, timeouts, panics and the graceful drain.
+func runWorker(t *testing.T, newStore func(t *testing.T) spine.Store) {
+	t.Run("WorkerCompletesWithinConcurrency", func(t *testing.T) { t.Parallel(); workerCompletes(t, newStore(t)) })
+	t.Run("WorkerRetriesThenFails", func(t *testing.T) { t.Parallel(); workerRetries(t, newStore(t)) })
+	t.Run("WorkerCancelMarkStopsHandler", func(t *testing.T) { t.Parallel(); workerCancel(t, newStore(t)) })
+	t.Run("WorkerLostOwnershipWritesNothing", func(t *testing.T) { t.Parallel(); workerLost(t, newStore(t)) })
+	t.Run("WorkerTimeoutAndPanicFail", func(t *testing.T) { t.Parallel(); workerTimeoutPanic(t, newStore(t)) })
+	t.Run("WorkerStopDrainsThenReleases", func(t *testing.T) { t.Parallel(); workerDrain(t, newStore(t)) })
+	t.Run("WorkerStartStopStress", func(t *testing.T) { t.Parallel(); workerStartStop(t, newStore(t)) })
+}
+
+// wkEnqueue enqueues one job on tag with the given pin tweaks.
+func wkEnqueue(t *testing.T, s spine.Store, tag string, input string, tweak func(*spine.Pin)) uuid.UUID {
+	t.Helper()
+	pin := spine.Pin{AppKey: "app", ActionKey: "act", Tag: tag, Runtime: "go"}
+	if tweak != nil {
+		tweak(&pin)
+	}
+	res, err := s.Enqueue(context.Background(), spine.EnqueueParams{
+		Workspace: "ws", TriggerKind: spine.TriggerAPI, Input: json.RawMessage(input), Pin: pin,
+	})
+	if err != nil {
+		t.Fatalf("enqueue: %v", err)
+	}
+	return res.ID
+}
+
+// wkStart starts a worker with fast test timings and stops it at cleanup.
+func wkStart(t *testing.T, cfg spine.WorkerConfig) *spine.Worker {
+	t.Helper()
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = 20 * time.Millisecond
+	}
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = 50 * time.Millisecond
+	}
+	w, err := spine.NewWorker(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return w
+}
+
+// wkStatus polls GetJob until the job reaches want, with a deadline.
+func wkStatus(t *testing.T, s spine.Store, id uuid.UUID, want spine.Status) spine.Job {
+	t.Helper()
+	var job spine.Job
+	wkWait(t, 20*time.Second, fmt.Sprintf("job %s to be %s", id, want), func() bool {
+		var err error
+		job, err = s.GetJob(context.Background(), "ws", id)
+		if err != nil {
+			t.Fatalf("get job: %v", err)
+		}
+		return job.Status == want
+	})
+	return job
+}
+
+// wkRecv receives from ch with a deadline, so a broken worker fails the
+// test instead of hanging it.
+func wkRecv[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(20 * time.Second):
+		t.Fatalf("nothing received within 20s")
+		panic("unreachable")
+	}
+}
+
+// wkWait polls cond every few milliseconds until it holds or the
+// deadline passes.
+func wkWait(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval, with a deadline
+	}
+}
+
+func workerCompletes(t *testing.T, s spine.Store) {
+	var inFlight, peak atomic.Int64
+	wkStart(t, spine.WorkerConfig{Store: s, Tags: []string{"t"}, Concurrency: 4,
+		Handler: func(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
+			n := inFlight.Add(1)
+			defer inFlight.Add(-1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			return job.Input, nil
+		}})
+	ids := make([]uuid.UUID, 30)
+	for i := range ids {
+		ids[i] = wkEnqueue(t, s, "t", fmt.Sprintf(`{"n":%d}`, i), nil)
+	}
+	for i, id := range ids {
+		job := wkStatus(t, s, id, spine.StatusSuccess)
+		if want := fmt.Sprintf(`{"n":%d}`, i); wkJSON(t, job.Result) != want {
+			t.Errorf("job %d result %s, want %s", i, job.Result, want)
+		}
+	}
+	if p := peak.Load(); p > 4 || p < 1 {
+		t.Fatalf("peak concurrency %d, want 1..4", p)
+	}
+}
+
+func workerRetries(t *testing.T, s spine.Store) {
+	var calls atomic.Int64
+	wkStart(t, spine.WorkerConfig{Store: s, Tags: []string{"t"},
+		Handler: func(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
+			calls.Add(1)
+			return nil, fmt.Errorf("boom on attempt %d", job.Attempt)
+		}})
+	id := wkEnqueue(t, s, "t", `{}`, func(p *spine.Pin) {
+		p.Retry = spine.RetryPolicy{MaxAttempts: 3, Backoff: 5 * time.Millisecond, Factor: 2}
+	})
+	job := wkStatus(t, s, id, spine.StatusFailure)
+	if job.Attempt != 3 || calls.Load() != 3 {
+		t.Fatalf("attempt %d after %d calls, want 3 and 3", job.Attempt, calls.Load())
+	}
+	if job.Error == nil || job.Error.Message != "boom on attempt 3" {
+		t.Fatalf("error %+v, want the last attempt's message", job.Error)
+	}
+}
+
+func workerCancel(t *testing.T, s spine.Store) {
+	started := make(chan struct{})
+	causes := make(chan error, 1)
+	wkStart(t, spine.WorkerConfig{Store: s, Tags: []string{"t"},
+		Handler: func(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
+			close(started)
+			<-ctx.Done()
+			causes <- context.Cause(ctx)
+			return nil, ctx.Err()
+		}})
+	id := wkEnqueue(t, s, "t", `{}`, func(p *spine.Pin) { p.Retry.MaxAttempts = 5 })
+	wkRecv(t, started)
+	if _, err := s.Cancel(context.Background(), spine.CancelParams{Workspace: "ws", JobID: id, By: "ada", Reason: "enough"}); err != nil {
+		t.Fatal(err)
+	}
+	if cause := wkRecv(t, causes); !errors.Is(cause, spine.ErrJobCanceled) {
+		t.Fatalf("handler context cause %v, want ErrJobCanceled", cause)
+	}
+	job := wkStatus(t, s, id, spine.StatusCanceled)
+	if job.CanceledBy != "ada" || job.CanceledReason != "enough" {
+		t.Fatalf("canceled by %q (%q), want ada (enough)", job.CanceledBy, job.CanceledReason)
+	}
+}
+
+func workerLost(t *testing.T, s spine.Store) {
+	ctx := context.Background()
+	started := make(chan uuid.UUID, 1)
+	causes := make(chan error, 1)
+	proceed := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(proceed) }) }
+	wkStart(t, spine.WorkerConfig{Store: s, Tags: []string{"t"}, Name: "slow",
+		Handler: func(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
+			started <- job.ClaimToken
+			<-ctx.Done()
+			causes <- context.Cause(ctx)
+			<-proceed // keep the slot busy until the other owner has the job
+			return json.RawMessage(`"late"`), nil
+		}})
+	t.Cleanup(release) // runs before the worker's Stop, so a failure cannot hang
+	id := wkEnqueue(t, s, "t", `{}`, nil)
+	wkRecv(t, started)
+	// The worker looks dead to the reaper (fake clock far ahead), so the job
+	// goes back to waiting and another owner claims it. A reaper skips a job
+	// whose heartbeat is in flight, so it may take another pass.
+	later := time.Now().Add(time.Hour)
+	wkWait(t, 10*time.Second, "the reaper to requeue the job", func() bool {
+		res, err := s.Reap(ctx, spine.ReapParams{Now: later, ZombieTimeout: time.Minute, RestartLimit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(res.Requeued) == 1
+	})
+	// SKIP LOCKED may pass over the row while the slow worker's heartbeat
+	// holds it, so the other owner tries until it gets the job.
+	var other []spine.ClaimedJob
+	wkWait(t, 10*time.Second, "another owner to claim the job", func() bool {
+		var err error
+		other, err = s.Claim(ctx, spine.ClaimParams{Worker: "other", Tags: []string{"t"}, Limit: 1, Now: later})
+		if err != nil || len(other) > 1 || (len(other) == 1 && other[0].ID != id) {
+			t.Fatalf("other owner's claim = %v, %v", other, err)
+		}
+		return len(other) == 1
+	})
+	if cause := wkRecv(t, causes); !errors.Is(cause, spine.ErrLostOwnership) {
+		t.Fatalf("handler context cause %v, want ErrLostOwnership", cause)
+	}
+	release()
+	if _, err := s.Complete(ctx, spine.CompleteParams{Lease: spine.Lease{JobID: id, ClaimToken: other[0].ClaimToken},
+		Result: json.RawMessage(`"winner"`), Now: later}); err != nil {
+		t.Fatalf("other owner's completion: %v", err)
+	}
+	job := wkStatus(t, s, id, spine.StatusSuccess)
+	if wkJSON(t, job.Result) != `"winner"` || job.Worker != "other" {
+		t.Fatalf("result %s by %q, want the other owner's", job.Result, job.Worker)
+	}
+}
+
+func workerTimeoutPanic(t *testing.T, s spine.Store) {
+	wkStart(t, spine.WorkerConfig{Store: s, Tags: []string{"t"}, Concurrency: 2,
+		Handler: func(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
+			if string(job.Input) == `"panic"` {
+				panic("kaboom")
+			}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}})
+	slow := wkEnqueue(t, s, "t", `"sleep"`, func(p *spine.Pin) { p.Timeout = 50 * time.Millisecond })
+	bad := wkEnqueue(t, s, "t", `"panic"`, nil)
+	job := wkStatus(t, s, slow, spine.StatusFailure)
+	if job.Error == nil || job.Error.Message != "timed out after 50ms" || job.Error.Kind != "timeout" {
+		t.Fatalf("timeout error %+v, want \"timed out after 50ms\"", job.Error)
+	}
+	job = wkStatus(t, s, bad, spine.StatusFailure)
+	if job.Error == nil || !strings.Contains(job.Error.Message, "kaboom") || !strings.Contains(job.Error.Stack, "goroutine") {
+		t.Fatalf("panic error %+v, want the panic value and a stack", job.Error)
+	}
+}
+
+func workerDrain(t *testing.T, s spine.Store) {
+	finishing := make(chan struct{})
+	started := make(chan string, 2)
+	w := wkStart(t, spine.WorkerConfig{Store: s, Tags: []string{"t"}, Concurrency: 2, DrainGrace: 300 * time.Millisecond,
+		Handler: func(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
+			started <- string(job.Input)
+			if string(job.Input) == `"quick"` {
+				select {
+				case <-finishing:
+					return json.RawMessage(`"done"`), nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			<-ctx.Done() // a job that only stops when told
+			return nil, ctx.Err()
+		}})
+	quick := wkEnqueue(t, s, "t", `"quick"`, nil)
+	stuck := wkEnqueue(t, s, "t", `"stuck"`, nil)
+	wkRecv(t, started)
+	wkRecv(t, started)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); w.Stop() }()
+	close(finishing) // finishes inside the grace period
+	wg.Wait()
+	if job := wkStatus(t, s, quick, spine.StatusSuccess); wkJSON(t, job.Result) != `"done"` {
+		t.Fatalf("drained job result %s", job.Result)
+	}
+	job := wkStatus(t, s, stuck, spine.StatusQueued)
+	if job.Attempt != 1 || job.Restarts != 0 || job.Worker != "" {
+		t.Fatalf("released job: attempt %d restarts %d worker %q, want 1, 0, none", job.Attempt, job.Restarts, job.Worker)
+	}
+}
+
+func workerStartStop(t *testing.T, s spine.Store) {
+	w, err := spine.NewWorker(spine.WorkerConfig{Store: s, Tags: []string{"t"}, PollInterval: time.Millisecond,
+		Handler: func(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) { return nil, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if err := w.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Start(context.Background()); !errors.Is(err, spine.ErrAlreadyStarted) {
+			t.Fatalf("second Start: %v, want ErrAlreadyStarted", err)
+		}
+		w.Stop()
+		w.Stop()
+	}
+}
+
+// wkJSON normalizes stored JSON (jsonb reformats it) for comparison.
+func wkJSON(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("stored JSON %q: %v", raw, err)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}

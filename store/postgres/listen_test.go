@@ -1,0 +1,157 @@
+package postgres
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/windforce/windforce/spine"
+)
+
+func TestWakeupAfterEnqueue(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ch, stop := s.Subscribe([]string{"gpu"})
+	defer stop()
+	other, stopOther := s.Subscribe([]string{"cpu"})
+	defer stopOther()
+
+	enqueue(t, s, job("gpu"))
+	waitWake(t, ch, "after an enqueue on the subscribed tag")
+	noWake(t, s, other, "on a tag nobody enqueued to")
+}
+
+func TestEnqueueTxWakesOnlyAfterCommit(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	ch, stop := s.Subscribe([]string{"default"})
+	defer stop()
+
+	tx, err := s.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	res, err := s.EnqueueTx(ctx, tx, job("default"))
+	if err != nil {
+		t.Fatalf("enqueue in tx: %v", err)
+	}
+	noWake(t, s, ch, "before the caller's transaction committed")
+	if _, err := s.GetJob(ctx, "ws", res.ID); err == nil {
+		t.Fatal("the job is visible before the caller committed")
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitWake(t, ch, "after the caller's transaction committed")
+	if j := getJob(t, s, res); j.Status != spine.StatusQueued {
+		t.Fatalf("status = %s, want queued", j.Status)
+	}
+}
+
+func TestEnqueueTxRolledBackLeavesNothing(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	ch, stop := s.Subscribe([]string{"default"})
+	defer stop()
+
+	tx, err := s.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.EnqueueTx(ctx, tx, job("default"))
+	if err != nil {
+		t.Fatalf("enqueue in tx: %v", err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetJob(ctx, "ws", res.ID); err == nil {
+		t.Fatal("a rolled-back enqueue left a job")
+	}
+	var n int
+	if err := s.pool.QueryRow(ctx, "SELECT (SELECT count(*) FROM job) + (SELECT count(*) FROM job_queue)").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("%d rows left after rollback", n)
+	}
+	noWake(t, s, ch, "for a rolled-back enqueue")
+}
+
+func TestListenerReconnectsAndWakesEveryone(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	ch, stop := s.Subscribe([]string{"default"})
+	defer stop()
+	l := s.listener
+	pid := l.pid.Load()
+
+	// Kill the listener's backend, as a failover or an idle-killer would.
+	if _, err := s.pool.Exec(ctx, "SELECT pg_terminate_backend($1)", int32(pid)); err != nil {
+		t.Fatal(err)
+	}
+	// It reconnects and wakes every subscriber (it may have missed jobs).
+	waitWake(t, ch, "after the listener reconnected")
+	deadline := time.Now().Add(10 * time.Second)
+	for l.pid.Load() == pid {
+		if time.Now().After(deadline) {
+			t.Fatal("the listener did not reconnect")
+		}
+		time.Sleep(10 * time.Millisecond) // polling a condition, not waiting for an event
+	}
+	// And it listens again.
+	enqueue(t, s, job("default"))
+	waitWake(t, ch, "after an enqueue on the new connection")
+}
+
+func TestListenerKeepalivePingKeepsTheConnection(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.keepalive = 20 * time.Millisecond
+	ch, stop := s.Subscribe([]string{"default"})
+	defer stop()
+	l := s.listener
+	pid := l.pid.Load()
+	deadline := time.Now().Add(10 * time.Second)
+	for l.pings.Load() < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("no keepalive pings")
+		}
+		time.Sleep(10 * time.Millisecond) // polling a condition, not waiting for an event
+	}
+	if got := l.pid.Load(); got != pid {
+		t.Fatalf("the listener reconnected (pid %d → %d) after timed-out waits", pid, got)
+	}
+	enqueue(t, s, job("default"))
+	waitWake(t, ch, "after keepalive pings")
+}
+
+func TestCloseStopsListenerAndSubscribeAfterCloseIsInert(t *testing.T) {
+	t.Parallel()
+	s, _ := openStore(t)
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, stop := s.Subscribe(nil)
+	stop()
+	s.Close()
+	s.Close() // idempotent
+	ch, stop := s.Subscribe(nil)
+	defer stop()
+	if s.listener != nil && s.listener.done != nil {
+		select {
+		case <-s.listener.done:
+		default:
+			t.Fatal("the listener still runs after Close")
+		}
+	}
+	select {
+	case <-ch:
+		t.Fatal("a wake-up after Close")
+	default:
+	}
+}

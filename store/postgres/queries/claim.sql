@@ -1,0 +1,52 @@
+-- Claim takes up to @limit waiting jobs on @tags in one statement
+-- (invariant 2).
+--
+-- picked locks the best rows with SKIP LOCKED in a MATERIALIZED CTE: the
+-- UPDATE joins that fixed set, so the planner can never re-run the LIMIT
+-- subquery and lock or update more rows than asked (see PITFALLS). Each tag
+-- is read by its own ordered scan of job_queue_claim (tag = t.tag, not
+-- tag = ANY(...)), so a deep queue is never sorted whole; the outer ORDER BY
+-- and LIMIT merge the tags.
+--
+-- claimed sets the owner and a fresh claim token, and clears coalesce_key so
+-- one follow-up may wait while this job runs. pinged writes the first ping in
+-- the same statement, so a worker that dies before its first heartbeat is
+-- still reaped.
+WITH picked AS MATERIALIZED (
+    SELECT c.job_id
+    FROM unnest(@tags::text[]) AS t(tag)
+    CROSS JOIN LATERAL (
+        SELECT job_id, priority, scheduled_for
+        FROM job_queue
+        WHERE tag = t.tag AND NOT running
+          AND scheduled_for <= coalesce(@now::timestamptz, now())
+        ORDER BY priority DESC, scheduled_for, job_id
+        LIMIT @limit
+        FOR UPDATE SKIP LOCKED
+    ) AS c
+    ORDER BY c.priority DESC, c.scheduled_for, c.job_id
+    LIMIT @limit
+), claimed AS (
+    UPDATE job_queue q
+    SET running = true,
+        started_at = coalesce(@now::timestamptz, now()),
+        worker = @worker,
+        claim_token = gen_random_uuid(),
+        coalesce_key = NULL
+    FROM picked
+    WHERE q.job_id = picked.job_id AND NOT q.running
+    RETURNING q.job_id, q.priority, q.scheduled_for, q.started_at, q.claim_token,
+              q.attempt, q.restarts, q.generation
+), pinged AS (
+    INSERT INTO job_runtime (job_id, ping)
+    SELECT job_id, started_at FROM claimed
+    ON CONFLICT (job_id) DO UPDATE SET ping = excluded.ping
+)
+SELECT c.job_id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created_at, j.input,
+       j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,
+       j.input_schema, j.output_schema, j.timeout_ms, j.tag,
+       j.max_attempts, j.backoff_ms, j.backoff_factor,
+       c.priority, c.claim_token, c.attempt, c.restarts, c.started_at, c.generation
+FROM claimed c
+JOIN job j ON j.id = c.job_id
+ORDER BY c.priority DESC, c.scheduled_for, c.job_id

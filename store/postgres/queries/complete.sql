@@ -1,0 +1,26 @@
+-- Complete finishes an owned job in one statement, so in one transaction
+-- (invariant 5): the delete from job_queue is fenced on the claim token and
+-- running (no row: someone else owns the job, and nothing is written), the
+-- job_completed row is built from the deleted row, and the runtime row goes.
+-- A job that carries the cancel mark finishes canceled whatever @status says
+-- (invariant 6). Fail and Release use it too for their terminal cases.
+WITH finished AS (
+    DELETE FROM job_queue
+    WHERE job_id = @job_id AND claim_token = @claim_token AND running
+    RETURNING job_id, workspace, tag, started_at, worker, attempt, restarts, canceled_by, canceled_reason
+), clock AS (
+    SELECT coalesce(@now::timestamptz, now()) AS now
+), recorded AS (
+    INSERT INTO job_completed (job_id, workspace, tag, status, result, error, started_at, completed_at,
+                               duration_ms, worker, attempt, restarts, canceled_by, canceled_reason)
+    SELECT f.job_id, f.workspace, f.tag,
+           CASE WHEN f.canceled_by IS NOT NULL THEN 'canceled' ELSE @status::text END,
+           @result::jsonb, @error::jsonb, f.started_at, clock.now,
+           greatest(0, floor(extract(epoch FROM clock.now - f.started_at) * 1000))::bigint,
+           f.worker, f.attempt, f.restarts, f.canceled_by, f.canceled_reason
+    FROM finished f, clock
+    RETURNING status
+), runtime_gone AS (
+    DELETE FROM job_runtime r USING finished f WHERE r.job_id = f.job_id
+)
+SELECT status FROM recorded

@@ -1,0 +1,31 @@
+-- Enqueue inserts one job in one statement: its live job_queue row and its
+-- immutable job row (with the pin). The job row is inserted only when the
+-- queue row was: a waiting job that already holds the same coalesce key
+-- makes ON CONFLICT skip both, and the caller folds the request into it
+-- instead (enqueue_coalesce.sql). A NULL coalesce key never conflicts.
+-- The pg_notify runs in the same transaction, so workers are woken only
+-- when the job is committed; @notify is false inside EnqueueBatch, which
+-- sends one notification per tag at the end. pg_notify returns void, which
+-- casts to '': the filter keeps every row, and CASE runs pg_notify only
+-- when asked.
+WITH queued AS (
+    INSERT INTO job_queue (job_id, workspace, app_key, action_key, tag, priority, scheduled_for, coalesce_key)
+    VALUES (@id, @workspace, @app_key, @action_key, @tag, @priority,
+            coalesce(@scheduled_for::timestamptz, @now::timestamptz, now()), @coalesce_key)
+    ON CONFLICT (workspace, app_key, action_key, coalesce_key) WHERE coalesce_key IS NOT NULL DO NOTHING
+    RETURNING job_id, tag, generation
+), pinned AS (
+    INSERT INTO job (id, workspace, trigger_kind, trigger_ref, created_by, created_at, input,
+                     git_source_id, commit_sha, app_key, action_key, entrypoint, runtime,
+                     input_schema, output_schema, timeout_ms, tag, priority,
+                     max_attempts, backoff_ms, backoff_factor, coalesce_key)
+    SELECT queued.job_id, @workspace::text, @trigger_kind::text, @trigger_ref::text, @created_by::text,
+           coalesce(@now::timestamptz, now()), @input::jsonb,
+           @git_source_id::text, @commit_sha::text, @app_key::text, @action_key::text, @entrypoint::text, @runtime::text,
+           @input_schema::jsonb, @output_schema::jsonb, @timeout_ms::bigint, queued.tag, @priority::integer,
+           @max_attempts::integer, @backoff_ms::bigint, @backoff_factor::double precision, @coalesce_key::text
+    FROM queued
+)
+SELECT job_id, generation
+FROM queued
+WHERE (CASE WHEN @notify::boolean THEN pg_notify(@channel::text, tag)::text ELSE '' END) = ''

@@ -1,0 +1,20 @@
+-- GetJob reads a job in any state: the immutable job row, and whichever of
+-- job_queue (queued or running) or job_completed holds its live state.
+SELECT j.id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created_at, j.input,
+       j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,
+       j.input_schema, j.output_schema, j.timeout_ms, j.tag,
+       j.max_attempts, j.backoff_ms, j.backoff_factor, coalesce(j.coalesce_key, ''),
+       CASE WHEN q.job_id IS NOT NULL THEN CASE WHEN q.running THEN 'running' ELSE 'queued' END
+            ELSE c.status END,
+       coalesce(q.priority, j.priority), q.scheduled_for,
+       coalesce(q.started_at, c.started_at), c.completed_at,
+       coalesce(q.worker, c.worker, ''),
+       coalesce(q.attempt, c.attempt, 1), coalesce(q.restarts, c.restarts, 0),
+       coalesce(q.generation, 1), r.ping,
+       c.result, c.error, q.last_error,
+       coalesce(q.canceled_by, c.canceled_by, ''), coalesce(q.canceled_reason, c.canceled_reason, '')
+FROM job j
+LEFT JOIN job_queue q ON q.job_id = j.id
+LEFT JOIN job_completed c ON c.job_id = j.id
+LEFT JOIN job_runtime r ON r.job_id = j.id
+WHERE j.id = @job_id AND j.workspace = @workspace

@@ -1,0 +1,2 @@
+-- MigrateRecord records one applied migration.
+INSERT INTO schema_migration (version, name, applied_at) VALUES (@version, @name, now())

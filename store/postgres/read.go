@@ -1,0 +1,130 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// GetJob returns a job in any state (queries/get_job.sql). ErrNotFound
+// when it is not in that workspace.
+func (s *Store) GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, qGetJob, pgx.StrictNamedArgs{"job_id": id, "workspace": workspace})
+	if err != nil {
+		return spine.Job{}, fmt.Errorf("get job %s: %w", id, translate(err))
+	}
+	j, err := pgx.CollectExactlyOneRow(rows, scanJob)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && j.Status == "") {
+		return spine.Job{}, fmt.Errorf("get job %s: %w", id, spine.ErrNotFound)
+	}
+	if err != nil {
+		return spine.Job{}, fmt.Errorf("get job %s: %w", id, translate(err))
+	}
+	return j, nil
+}
+
+// scanJob reads one row of get_job.sql.
+func scanJob(row pgx.CollectableRow) (spine.Job, error) {
+	var (
+		j                            spine.Job
+		trigger                      string
+		status                       *string
+		input, in, out               []byte
+		result, jobErr, lastErr      []byte
+		timeoutMS, backoffMS         int64
+		maxAttempts                  int
+		factor                       float64
+		scheduled, started, finished *time.Time
+	)
+	err := row.Scan(&j.ID, &j.Workspace, &trigger, &j.TriggerRef, &j.CreatedBy, &j.CreatedAt, &input,
+		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey, &j.Pin.Entrypoint, &j.Pin.Runtime,
+		&in, &out, &timeoutMS, &j.Pin.Tag, &maxAttempts, &backoffMS, &factor, &j.CoalesceKey,
+		&status, &j.Priority, &scheduled, &started, &finished, &j.Worker,
+		&j.Attempt, &j.Restarts, &j.Generation, &j.Ping,
+		&result, &jobErr, &lastErr, &j.CanceledBy, &j.CanceledReason)
+	if err != nil {
+		return j, err
+	}
+	if status != nil {
+		j.Status = spine.Status(*status)
+	}
+	j.TriggerKind = spine.TriggerKind(trigger)
+	j.Input, j.Result = compactJSON(input), compactJSON(result)
+	j.Pin.InputSchema, j.Pin.OutputSchema = compactJSON(in), compactJSON(out)
+	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond
+	j.Pin.Retry = retryPolicy(maxAttempts, backoffMS, factor)
+	if scheduled != nil {
+		j.ScheduledFor = *scheduled
+	}
+	j.StartedAt, j.CompletedAt, j.Ping = ptrTime(started), ptrTime(finished), ptrTime(j.Ping)
+	if j.Error, err = spine.DecodeJobError(jobErr); err != nil {
+		return j, err
+	}
+	j.LastError, err = spine.DecodeJobError(lastErr)
+	return j, err
+}
+
+// AppendLog appends a chunk to an owned job's logs, fenced on the claim
+// token (queries/append_log.sql). NUL and invalid UTF-8, which a text
+// column refuses, are replaced rather than failing the job's output.
+func (s *Store) AppendLog(ctx context.Context, p spine.AppendLogParams) error {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var seq int64
+	err := s.pool.QueryRow(ctx, qAppendLog, pgx.StrictNamedArgs{
+		"job_id": p.JobID, "claim_token": p.ClaimToken, "data": spine.SafeText(p.Data), "now": timeArg(p.Now),
+	}).Scan(&seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("append log of job %s: %w", p.JobID, spine.ErrNotOwner)
+	}
+	if err != nil {
+		return fmt.Errorf("append log of job %s: %w", p.JobID, translate(err))
+	}
+	return nil
+}
+
+// Logs returns a job's chunks with Seq > afterSeq, in order.
+func (s *Store) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]spine.LogChunk, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, qLogs, pgx.StrictNamedArgs{"job_id": jobID, "after_seq": afterSeq})
+	if err != nil {
+		return nil, fmt.Errorf("read logs of job %s: %w", jobID, translate(err))
+	}
+	chunks, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (spine.LogChunk, error) {
+		var c spine.LogChunk
+		err := row.Scan(&c.JobID, &c.Seq, &c.Data, &c.CreatedAt)
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read logs of job %s: %w", jobID, translate(err))
+	}
+	return chunks, nil
+}
+
+// Audit returns a job's audit trail, oldest first.
+func (s *Store) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, qAudit, pgx.StrictNamedArgs{"job_id": jobID})
+	if err != nil {
+		return nil, fmt.Errorf("read audit of job %s: %w", jobID, translate(err))
+	}
+	entries, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (spine.AuditEntry, error) {
+		var e spine.AuditEntry
+		err := row.Scan(&e.JobID, &e.Action, &e.By, &e.Reason, &e.At)
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read audit of job %s: %w", jobID, translate(err))
+	}
+	return entries, nil
+}

@@ -1,0 +1,173 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// defaultReapLimit bounds a reaper pass whose Limit is not positive.
+const defaultReapLimit = 1000
+
+// stale is a running job whose worker stopped heartbeating, as reap_lock.sql
+// read it.
+type stale struct {
+	id       uuid.UUID
+	token    uuid.UUID
+	worker   string
+	restarts int
+	canceled bool
+	ping     *time.Time
+}
+
+// Reap handles dead workers' jobs (invariant 4) in one transaction: lock
+// the stale rows with SKIP LOCKED, then requeue or finish them with writes
+// that repeat the whole guard (queries/reap_*.sql).
+func (s *Store) Reap(ctx context.Context, p spine.ReapParams) (spine.ReapResult, error) {
+	if p.ZombieTimeout <= 0 {
+		return spine.ReapResult{}, fmt.Errorf("reap: %w: zombie timeout %s is not positive", spine.ErrInvalid, p.ZombieTimeout)
+	}
+	if p.Limit <= 0 {
+		p.Limit = defaultReapLimit
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var res spine.ReapResult
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		jobs, err := lockStale(ctx, tx, p)
+		if err != nil || len(jobs) == 0 {
+			return err
+		}
+		if res.Requeued, err = s.reapRequeue(ctx, tx, p, jobs); err != nil {
+			return err
+		}
+		res.Failed, res.Canceled, err = reapFinish(ctx, tx, p, jobs)
+		return err
+	})
+	if err != nil {
+		return spine.ReapResult{}, fmt.Errorf("reap: %w", err)
+	}
+	return res, nil
+}
+
+// lockStale runs reap_lock.sql.
+func lockStale(ctx context.Context, tx pgx.Tx, p spine.ReapParams) ([]stale, error) {
+	rows, err := tx.Query(ctx, qReapLock, pgx.StrictNamedArgs{
+		"now":               timeArg(p.Now),
+		"zombie_timeout_ms": p.ZombieTimeout.Milliseconds(),
+		"limit":             p.Limit,
+	})
+	if err != nil {
+		return nil, translate(err)
+	}
+	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stale, error) {
+		var j stale
+		err := row.Scan(&j.id, &j.token, &j.worker, &j.restarts, &j.canceled, &j.ping)
+		return j, err
+	})
+	return jobs, translate(err)
+}
+
+// reapRequeue sends the jobs under the restart limit back to waiting.
+func (s *Store) reapRequeue(ctx context.Context, tx pgx.Tx, p spine.ReapParams, jobs []stale) ([]uuid.UUID, error) {
+	var ids, tokens []uuid.UUID
+	var errs []string
+	for _, j := range jobs {
+		if j.canceled || j.restarts+1 > p.RestartLimit {
+			continue
+		}
+		msg, err := spine.JobError{
+			Message: fmt.Sprintf("worker %s stopped heartbeating; requeued (restart %d of %d)",
+				j.worker, j.restarts+1, p.RestartLimit),
+			Kind: "zombie",
+		}.Encode()
+		if err != nil {
+			return nil, err
+		}
+		ids, tokens, errs = append(ids, j.id), append(tokens, j.token), append(errs, msg)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := tx.Query(ctx, qReapRequeue, s.reapArgs(p, ids, tokens, errs))
+	if err != nil {
+		return nil, translate(err)
+	}
+	requeued, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	return requeued, translate(err)
+}
+
+// reapFinish finishes the cancel-marked jobs as canceled and the jobs past
+// the restart limit as failure.
+func reapFinish(ctx context.Context, tx pgx.Tx, p spine.ReapParams, jobs []stale) (failed, canceled []uuid.UUID, err error) {
+	var ids, tokens []uuid.UUID
+	var errs []string
+	for _, j := range jobs {
+		if !j.canceled && j.restarts+1 <= p.RestartLimit {
+			continue
+		}
+		msg, err := spine.JobError{
+			Message: fmt.Sprintf("restart limit %d reached: worker %s stopped heartbeating (last ping %s)",
+				p.RestartLimit, j.worker, lastPing(j.ping)),
+			Kind: "restart_limit",
+		}.Encode()
+		if err != nil {
+			return nil, nil, err
+		}
+		ids, tokens, errs = append(ids, j.id), append(tokens, j.token), append(errs, msg)
+	}
+	if len(ids) == 0 {
+		return nil, nil, nil
+	}
+	rows, err := tx.Query(ctx, qReapFinish, pgx.StrictNamedArgs{
+		"job_ids":           ids,
+		"claim_tokens":      tokens,
+		"errors":            errs,
+		"now":               timeArg(p.Now),
+		"zombie_timeout_ms": p.ZombieTimeout.Milliseconds(),
+		"restart_limit":     p.RestartLimit,
+	})
+	if err != nil {
+		return nil, nil, translate(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id uuid.UUID
+		var status string
+		if err := rows.Scan(&id, &status); err != nil {
+			return nil, nil, translate(err)
+		}
+		if spine.Status(status) == spine.StatusCanceled {
+			canceled = append(canceled, id)
+		} else {
+			failed = append(failed, id)
+		}
+	}
+	return failed, canceled, translate(rows.Err())
+}
+
+// reapArgs are reap_requeue.sql's arguments.
+func (s *Store) reapArgs(p spine.ReapParams, ids, tokens []uuid.UUID, errs []string) pgx.StrictNamedArgs {
+	return pgx.StrictNamedArgs{
+		"job_ids":           ids,
+		"claim_tokens":      tokens,
+		"errors":            errs,
+		"now":               timeArg(p.Now),
+		"zombie_timeout_ms": p.ZombieTimeout.Milliseconds(),
+		"restart_limit":     p.RestartLimit,
+		"channel":           s.channel,
+	}
+}
+
+// lastPing formats a job's last ping for the restart-limit reason.
+func lastPing(ping *time.Time) string {
+	if ping == nil {
+		return "never"
+	}
+	return ping.UTC().Format(time.RFC3339Nano)
+}

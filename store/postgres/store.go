@@ -1,0 +1,187 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// DefaultQueryTimeout bounds each store operation when Options.QueryTimeout
+// is zero, so a lock pile-up fails calls instead of exhausting the pool
+// (river#1059).
+const DefaultQueryTimeout = 30 * time.Second
+
+// baseChannel is the LISTEN/NOTIFY channel of enqueue wake-ups; the payload
+// is the job's tag.
+const baseChannel = "windforce_job"
+
+// Options tunes a Store. The zero value serves production defaults.
+type Options struct {
+	// Schema, when set, is created if missing and becomes the search_path of
+	// every connection, and suffixes the notification channel, so tests
+	// (or tenants) sharing one server are isolated from each other.
+	Schema string
+	// MaxConns bounds the pool; zero keeps pgxpool's default (or the URL's
+	// pool_max_conns).
+	MaxConns int32
+	// Logger receives the listener's connection troubles; nil discards.
+	Logger *slog.Logger
+	// QueryTimeout bounds each operation; zero means DefaultQueryTimeout.
+	QueryTimeout time.Duration
+}
+
+// Store is the queue spine on Postgres (spine.Store), safe for concurrent
+// use by many goroutines and many processes on many machines.
+type Store struct {
+	pool    *pgxpool.Pool
+	log     *slog.Logger
+	timeout time.Duration
+	channel string
+
+	// keepalive is the listener's quiet spell before a ping (tests shorten it).
+	keepalive time.Duration
+	wakeups   spine.Wakeups
+
+	mu       sync.Mutex
+	listener *listener // started by the first Subscribe
+	closed   bool
+}
+
+var _ spine.Store = (*Store)(nil)
+
+// Open connects to the Postgres at url and, when opts.Schema is set,
+// creates that schema. It does not migrate: call Migrate.
+func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: parse url: %w", err)
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	if opts.Schema != "" {
+		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{opts.Schema}.Sanitize()
+	}
+	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
+		// The spine returns times in UTC whatever the session time zone is.
+		conn.TypeMap().RegisterType(&pgtype.Type{
+			Name: "timestamptz", OID: pgtype.TimestamptzOID,
+			Codec: &pgtype.TimestamptzCodec{ScanLocation: time.UTC},
+		})
+		return nil
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	s := &Store{
+		pool:    pool,
+		log:     opts.Logger,
+		timeout: opts.QueryTimeout,
+		channel: channelName(opts.Schema),
+
+		keepalive: listenKeepalive,
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.timeout <= 0 {
+		s.timeout = DefaultQueryTimeout
+	}
+	if err := s.prepareSchema(ctx, opts.Schema); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// prepareSchema creates the schema (which also proves the server answers),
+// or pings when there is none to create.
+func (s *Store) prepareSchema(ctx context.Context, schema string) error {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	if schema == "" {
+		if err := s.pool.Ping(ctx); err != nil {
+			return fmt.Errorf("open postgres: %w", err)
+		}
+		return nil
+	}
+	_, err := s.pool.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize())
+	// Two servers creating the schema at once can race inside IF NOT
+	// EXISTS; the loser sees a duplicate, which is what it wanted.
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (pgErr.Code == "42P06" || pgErr.Code == "23505") {
+		err = nil
+	}
+	if err != nil {
+		return fmt.Errorf("open postgres: create schema %s: %w", schema, err)
+	}
+	return nil
+}
+
+// channelName is the notification channel for schema. Channel names are
+// identifiers, so they are cut to Postgres's 63-byte limit.
+func channelName(schema string) string {
+	ch := baseChannel
+	if schema != "" {
+		ch += "_" + schema
+	}
+	if len(ch) > 63 {
+		ch = ch[:63]
+	}
+	return ch
+}
+
+// Pool returns the connection pool, for a library user who wants to open
+// the transaction EnqueueTx joins.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Close stops the listener, waits for it, and closes the pool. The Store
+// must not be used afterwards.
+func (s *Store) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	l := s.listener
+	s.mu.Unlock()
+	if l != nil {
+		l.stop()
+	}
+	s.pool.Close()
+}
+
+// op bounds one operation by the query timeout.
+func (s *Store) op(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.timeout)
+}
+
+// inTx runs fn in a transaction on the pool, committing when it returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return translate(err)
+	}
+	// After Commit this is a no-op; on a canceled ctx pgx closes the
+	// connection, which rolls back just the same.
+	defer tx.Rollback(ctx) //nolint:errcheck
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return translate(err)
+	}
+	return nil
+}

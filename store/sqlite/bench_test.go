@@ -1,0 +1,77 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/windforce/windforce/internal/testdb"
+	"github.com/windforce/windforce/spine"
+)
+
+// benchStore opens a migrated store for a benchmark.
+func benchStore(b *testing.B) *Store {
+	b.Helper()
+	s, err := Open(context.Background(), testdb.SQLitePath(b), Options{Logger: quiet})
+	if err != nil {
+		b.Fatalf("open: %v", err)
+	}
+	b.Cleanup(s.Close)
+	if err := s.Migrate(context.Background()); err != nil {
+		b.Fatalf("migrate: %v", err)
+	}
+	return s
+}
+
+// BenchmarkEnqueue is one job per transaction (one fsync each).
+func BenchmarkEnqueue(b *testing.B) {
+	s := benchStore(b)
+	for b.Loop() {
+		enqueue(b, s, job("default"))
+	}
+}
+
+// BenchmarkEnqueueBatch100 is 100 jobs per transaction; ns/op is per job.
+func BenchmarkEnqueueBatch100(b *testing.B) {
+	s := benchStore(b)
+	ps := make([]spine.EnqueueParams, 100)
+	for b.Loop() {
+		for i := range ps {
+			ps[i] = job("default")
+		}
+		if _, err := s.EnqueueBatch(context.Background(), ps); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/job")
+}
+
+// BenchmarkClaimComplete claims 10 jobs at a time from a deep queue and
+// completes each; ns/job is the cost of one job's way through the spine.
+func BenchmarkClaimComplete(b *testing.B) {
+	ctx := context.Background()
+	s := benchStore(b)
+	now := time.Now()
+	enqueueN(b, s, "default", 20000, now)
+	done := 0
+	for b.Loop() {
+		jobs, err := s.Claim(ctx, spine.ClaimParams{Worker: "w", Tags: []string{"default"}, Limit: 10, Now: now})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(jobs) == 0 {
+			b.StopTimer()
+			enqueueN(b, s, "default", 20000, now)
+			b.StartTimer()
+			continue
+		}
+		for _, j := range jobs {
+			if _, err := s.Complete(ctx, spine.CompleteParams{Lease: spine.Lease{JobID: j.ID, ClaimToken: j.ClaimToken}, Result: json.RawMessage(`{}`), Now: now}); err != nil {
+				b.Fatal(err)
+			}
+			done++
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(done), "ns/job")
+}

@@ -1,0 +1,180 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// Claim takes up to p.Limit waiting jobs on p.Tags (invariant 2) in one
+// transaction on the one writer: the UPDATE … RETURNING that picks and
+// marks the rows (each with its own random claim token), the first ping,
+// and the read of their pins.
+func (s *Store) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error) {
+	if p.Limit <= 0 {
+		return nil, fmt.Errorf("claim jobs: %w: limit must be positive, got %d", spine.ErrInvalid, p.Limit)
+	}
+	tags := distinct(p.Tags)
+	if len(tags) == 0 {
+		return nil, fmt.Errorf("claim jobs: %w: no tags", spine.ErrInvalid)
+	}
+	tagsArg, err := stringsJSON(tags)
+	if err != nil {
+		return nil, fmt.Errorf("claim jobs: %w", err)
+	}
+	now := micros(resolveNow(p.Now))
+	var jobs []spine.ClaimedJob
+	err = s.write(ctx, func(w *writeTx) error {
+		var werr error
+		jobs, werr = w.claim(ctx, p.Worker, tagsArg, p.Limit, now)
+		return werr
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim jobs: %w", err)
+	}
+	return jobs, nil
+}
+
+// distinct drops empty and repeated tags: a repeated tag would count its
+// rows twice against the limit.
+func distinct(tags []string) []string {
+	out := make([]string, 0, len(tags))
+	for _, t := range tags {
+		if t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// claimed is what the claim's RETURNING gives for one job.
+type claimed struct {
+	job          spine.ClaimedJob
+	scheduledFor int64
+}
+
+func (w *writeTx) claim(ctx context.Context, worker, tags string, limit int, now int64) ([]spine.ClaimedJob, error) {
+	rows, err := w.query(ctx, qClaim,
+		sql.Named("tags", tags), sql.Named("limit", limit),
+		sql.Named("now", now), sql.Named("worker", worker))
+	if err != nil {
+		return nil, fmt.Errorf("mark claimed: %w", err)
+	}
+	cs, err := collect(rows, func(rows *sql.Rows) (claimed, error) {
+		var c claimed
+		var startedAt int64
+		err := rows.Scan(&c.job.ID, &c.job.Workspace, &c.job.Priority, &c.scheduledFor,
+			&c.job.Attempt, &c.job.Restarts, &c.job.Generation, &c.job.ClaimToken, &startedAt)
+		c.job.StartedAt = fromMicros(startedAt)
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mark claimed: %w", err)
+	}
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	ids := make([]uuid.UUID, len(cs))
+	for i, c := range cs {
+		ids[i] = c.job.ID
+	}
+	idsArg := idsJSON(ids)
+	if _, err := w.exec(ctx, qClaimPing, sql.Named("ids", idsArg), sql.Named("now", now)); err != nil {
+		return nil, fmt.Errorf("first ping: %w", err)
+	}
+	if err := w.fillPins(ctx, idsArg, cs); err != nil {
+		return nil, err
+	}
+	// RETURNING has no order: give the jobs best first, as the claim chose.
+	slices.SortFunc(cs, func(a, b claimed) int {
+		if c := cmp.Compare(b.job.Priority, a.job.Priority); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.scheduledFor, b.scheduledFor); c != 0 {
+			return c
+		}
+		return strings.Compare(a.job.ID.String(), b.job.ID.String())
+	})
+	jobs := make([]spine.ClaimedJob, len(cs))
+	for i, c := range cs {
+		jobs[i] = c.job
+	}
+	return jobs, nil
+}
+
+// fillPins reads the pinned metadata of the claimed jobs from job. Every
+// queue row has its job row; a missing one is reported, not claimed empty.
+func (w *writeTx) fillPins(ctx context.Context, idsArg string, cs []claimed) error {
+	rows, err := w.query(ctx, qClaimJobs, sql.Named("ids", idsArg))
+	if err != nil {
+		return fmt.Errorf("read pins: %w", err)
+	}
+	pins, err := collect(rows, scanPinned)
+	if err != nil {
+		return fmt.Errorf("read pins: %w", err)
+	}
+	byID := make(map[uuid.UUID]spine.ClaimedJob, len(pins))
+	for _, p := range pins {
+		byID[p.ID] = p
+	}
+	for i := range cs {
+		c := &cs[i].job
+		p, ok := byID[c.ID]
+		if !ok {
+			return fmt.Errorf("read pins: job %s has a queue row but no job row", c.ID)
+		}
+		c.TriggerKind, c.TriggerRef, c.CreatedBy = p.TriggerKind, p.TriggerRef, p.CreatedBy
+		c.CreatedAt, c.Input, c.Pin = p.CreatedAt, p.Input, p.Pin
+	}
+	return nil
+}
+
+// scanPinned reads one claim_jobs row into the job fields it holds.
+func scanPinned(rows *sql.Rows) (spine.ClaimedJob, error) {
+	var j spine.ClaimedJob
+	var createdAt, timeoutMS, backoffMS int64
+	var input string
+	var inSchema, outSchema sql.NullString
+	err := rows.Scan(&j.ID, &j.TriggerKind, &j.TriggerRef, &j.CreatedBy, &createdAt, &input,
+		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey,
+		&j.Pin.Entrypoint, &j.Pin.Runtime, &inSchema, &outSchema, &timeoutMS, &j.Pin.Tag,
+		&j.Pin.Retry.MaxAttempts, &backoffMS, &j.Pin.Retry.Factor)
+	if err != nil {
+		return j, err
+	}
+	j.CreatedAt = fromMicros(createdAt)
+	j.Input = []byte(input)
+	j.Pin.InputSchema, j.Pin.OutputSchema = nullJSON(inSchema), nullJSON(outSchema)
+	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond
+	j.Pin.Retry.Backoff = time.Duration(backoffMS) * time.Millisecond
+	return j, nil
+}
+
+// Heartbeat renews the ping of every lease still owned, in one statement
+// (invariant 3), and returns those leases with their cancel mark.
+func (s *Store) Heartbeat(ctx context.Context, p spine.HeartbeatParams) ([]spine.HeartbeatResult, error) {
+	if len(p.Leases) == 0 {
+		return nil, nil
+	}
+	rows, err := s.writerQuery(ctx, qHeartbeat,
+		sql.Named("leases", leasesJSON(p.Leases)), sql.Named("now", micros(resolveNow(p.Now))))
+	if err != nil {
+		return nil, fmt.Errorf("heartbeat: %w", err)
+	}
+	out, err := collect(rows, func(rows *sql.Rows) (spine.HeartbeatResult, error) {
+		var r spine.HeartbeatResult
+		return r, rows.Scan(&r.JobID, &r.CancelRequested)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("heartbeat: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,11 @@
+-- Insert the immutable job row with its pin (invariant 1).
+INSERT INTO job (
+    id, workspace, trigger_kind, trigger_ref, created_by, created_at, input,
+    git_source_id, commit_sha, app_key, action_key, entrypoint, runtime,
+    input_schema, output_schema, timeout_ms, tag, priority,
+    max_attempts, backoff_ms, backoff_factor, coalesce_key)
+VALUES (
+    :id, :workspace, :trigger_kind, :trigger_ref, :created_by, :created_at, :input,
+    :git_source_id, :commit_sha, :app_key, :action_key, :entrypoint, :runtime,
+    :input_schema, :output_schema, :timeout_ms, :tag, :priority,
+    :max_attempts, :backoff_ms, :backoff_factor, :coalesce_key)

@@ -1,0 +1,19 @@
+-- Put dead workers' jobs back to waiting while they are under the restart
+-- limit; the attempt is not charged. :candidates is a JSON array of
+-- [job_id, claim_token] pairs. The whole guard is repeated here: still
+-- running, same claim token, not marked canceled, ping still stale.
+UPDATE job_queue
+SET running = 0, worker = NULL, claim_token = NULL, started_at = NULL,
+    restarts = restarts + 1, scheduled_for = :now,
+    last_error = json_object(
+        'message', 'worker ' || worker || ' stopped heartbeating; requeued (restart '
+                   || (restarts + 1) || ' of ' || :restart_limit || ')',
+        'kind', 'zombie')
+FROM json_each(:candidates) AS c
+WHERE job_queue.job_id = c.value ->> 0
+  AND job_queue.claim_token = c.value ->> 1
+  AND job_queue.running = 1
+  AND job_queue.canceled_by IS NULL
+  AND job_queue.restarts + 1 <= :restart_limit
+  AND NOT EXISTS (SELECT 1 FROM job_runtime AS r WHERE r.job_id = job_queue.job_id AND r.ping >= :cutoff)
+RETURNING job_id, tag

@@ -1,0 +1,164 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// GetJob returns a job in any state, read on the reader pool in one
+// statement (one snapshot). ErrNotFound when it is not in that workspace.
+func (s *Store) GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error) {
+	rows, err := s.readerQuery(ctx, qGetJob, sql.Named("id", id), sql.Named("workspace", workspace))
+	if err != nil {
+		return spine.Job{}, fmt.Errorf("get job %s: %w", id, err)
+	}
+	jobs, err := collect(rows, scanJob)
+	if err != nil {
+		return spine.Job{}, fmt.Errorf("get job %s: %w", id, err)
+	}
+	if len(jobs) == 0 || jobs[0].Status == "" {
+		return spine.Job{}, fmt.Errorf("get job %s: %w", id, spine.ErrNotFound)
+	}
+	return jobs[0], nil
+}
+
+// scanJob reads one get_job row.
+func scanJob(rows *sql.Rows) (spine.Job, error) {
+	var (
+		j                                  spine.Job
+		createdAt, timeoutMS, backoffMS    int64
+		input                              string
+		inSchema, outSchema, coalesceKey   sql.NullString
+		status, worker                     sql.NullString
+		scheduledFor, startedAt, completed sql.NullInt64
+		attempt, restarts, generation      sql.NullInt64
+		ping                               sql.NullInt64
+		result, errText, lastErr           sql.NullString
+		canceledBy, canceledWhy            sql.NullString
+	)
+	err := rows.Scan(&j.ID, &j.Workspace, &j.TriggerKind, &j.TriggerRef, &j.CreatedBy, &createdAt, &input,
+		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey, &j.Pin.Entrypoint, &j.Pin.Runtime,
+		&inSchema, &outSchema, &timeoutMS, &j.Pin.Tag,
+		&j.Pin.Retry.MaxAttempts, &backoffMS, &j.Pin.Retry.Factor, &coalesceKey,
+		&j.Priority, &status, &scheduledFor, &startedAt, &completed, &worker,
+		&attempt, &restarts, &generation, &ping,
+		&result, &errText, &lastErr, &canceledBy, &canceledWhy)
+	if err != nil {
+		return j, err
+	}
+	j.CreatedAt = fromMicros(createdAt)
+	j.Input = []byte(input)
+	j.Pin.InputSchema, j.Pin.OutputSchema = nullJSON(inSchema), nullJSON(outSchema)
+	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond
+	j.Pin.Retry.Backoff = time.Duration(backoffMS) * time.Millisecond
+	j.CoalesceKey = coalesceKey.String
+	j.Status = spine.Status(status.String)
+	j.ScheduledFor = timeOrZero(scheduledFor)
+	j.StartedAt, j.CompletedAt, j.Ping = nullTime(startedAt), nullTime(completed), nullTime(ping)
+	j.Worker = worker.String
+	j.Attempt, j.Restarts, j.Generation = int(attempt.Int64), int(restarts.Int64), generation.Int64
+	j.Result = nullJSON(result)
+	if j.Error, err = decodeNullError(errText); err != nil {
+		return j, err
+	}
+	if j.LastError, err = decodeNullError(lastErr); err != nil {
+		return j, err
+	}
+	j.CanceledBy, j.CanceledReason = canceledBy.String, canceledWhy.String
+	return j, nil
+}
+
+// AppendLog appends a chunk to an owned job's logs in one fenced statement.
+// ErrNotOwner when the claim token no longer matches.
+func (s *Store) AppendLog(ctx context.Context, p spine.AppendLogParams) error {
+	res, err := s.writerExec(ctx, qAppendLog,
+		sql.Named("id", p.JobID), sql.Named("token", p.ClaimToken),
+		sql.Named("data", spine.SafeText(p.Data)), sql.Named("now", micros(resolveNow(p.Now))))
+	if err != nil {
+		return fmt.Errorf("append log of job %s: %w", p.JobID, translate(err))
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("append log of job %s: %w", p.JobID, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("append log of job %s: %w", p.JobID, notOwner(p.Lease))
+	}
+	return nil
+}
+
+// Logs returns a job's chunks with Seq > afterSeq, in order.
+func (s *Store) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]spine.LogChunk, error) {
+	rows, err := s.readerQuery(ctx, qLogs, sql.Named("id", jobID), sql.Named("after_seq", afterSeq))
+	if err != nil {
+		return nil, fmt.Errorf("logs of job %s: %w", jobID, err)
+	}
+	chunks, err := collect(rows, func(rows *sql.Rows) (spine.LogChunk, error) {
+		c := spine.LogChunk{JobID: jobID}
+		var at int64
+		err := rows.Scan(&c.Seq, &c.Data, &at)
+		c.CreatedAt = fromMicros(at)
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("logs of job %s: %w", jobID, err)
+	}
+	return chunks, nil
+}
+
+// Audit returns a job's audit trail, oldest first.
+func (s *Store) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry, error) {
+	rows, err := s.readerQuery(ctx, qAudit, sql.Named("id", jobID))
+	if err != nil {
+		return nil, fmt.Errorf("audit of job %s: %w", jobID, err)
+	}
+	entries, err := collect(rows, func(rows *sql.Rows) (spine.AuditEntry, error) {
+		e := spine.AuditEntry{JobID: jobID}
+		var at int64
+		err := rows.Scan(&e.Action, &e.By, &e.Reason, &at)
+		e.At = fromMicros(at)
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("audit of job %s: %w", jobID, err)
+	}
+	return entries, nil
+}
+
+// Health reads the queue_health view, by workspace and tag.
+func (s *Store) Health(ctx context.Context) ([]spine.TagHealth, error) {
+	rows, err := s.readerQuery(ctx, qHealth)
+	if err != nil {
+		return nil, fmt.Errorf("queue health: %w", err)
+	}
+	hs, err := collect(rows, func(rows *sql.Rows) (spine.TagHealth, error) {
+		var h spine.TagHealth
+		var oldest float64
+		err := rows.Scan(&h.Workspace, &h.Tag, &h.Waiting, &h.Scheduled, &h.Running, &h.Failed24h,
+			&h.ExpiredHeartbeats, &oldest, &h.MaxAttempt, &h.MaxRestarts)
+		h.OldestWaitingAge = time.Duration(oldest * float64(time.Second))
+		return h, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("queue health: %w", err)
+	}
+	return hs, nil
+}
+
+// SetZombieTimeout records the zombie timeout queue_health counts expired
+// heartbeats with.
+func (s *Store) SetZombieTimeout(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("set zombie timeout: %w: %v is not positive", spine.ErrInvalid, d)
+	}
+	if _, err := s.writerExec(ctx, qSetZombieTimeout, sql.Named("ms", durationMS(d))); err != nil {
+		return fmt.Errorf("set zombie timeout: %w", err)
+	}
+	return nil
+}

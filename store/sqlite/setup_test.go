@@ -1,0 +1,81 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// quiet drops the store's log lines in tests.
+var quiet = slog.New(slog.DiscardHandler)
+
+// job is a valid enqueue request on tag.
+func job(tag string) spine.EnqueueParams {
+	return spine.EnqueueParams{
+		Workspace:   "ws",
+		TriggerKind: spine.TriggerAPI,
+		Input:       json.RawMessage(`{"n":1}`),
+		Pin: spine.Pin{
+			AppKey: "app", ActionKey: "act", Tag: tag, Timeout: time.Minute,
+			Retry: spine.RetryPolicy{MaxAttempts: 1, Backoff: time.Second, Factor: 2},
+		},
+	}
+}
+
+// enqueue enqueues p or fails the test.
+func enqueue(t testing.TB, s *Store, p spine.EnqueueParams) spine.EnqueueResult {
+	t.Helper()
+	res, err := s.Enqueue(context.Background(), p)
+	if err != nil {
+		t.Fatalf("enqueue: %v", err)
+	}
+	return res
+}
+
+// enqueueN enqueues n jobs on tag in one batch, scheduled at now.
+func enqueueN(t testing.TB, s *Store, tag string, n int, now time.Time) {
+	t.Helper()
+	ps := make([]spine.EnqueueParams, n)
+	for i := range ps {
+		ps[i] = job(tag)
+		ps[i].Now = now
+	}
+	if _, err := s.EnqueueBatch(context.Background(), ps); err != nil {
+		t.Fatalf("enqueue batch: %v", err)
+	}
+}
+
+// pragma reads one PRAGMA's value through db.
+func pragma(t *testing.T, db *sql.DB, name string) string {
+	t.Helper()
+	var v string
+	if err := db.QueryRowContext(context.Background(), "PRAGMA "+name).Scan(&v); err != nil {
+		t.Fatalf("PRAGMA %s: %v", name, err)
+	}
+	return v
+}
+
+// count runs a count query on the writer.
+func count(t *testing.T, s *Store, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := s.DB().QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// woken reports whether ch holds a wake-up, without waiting.
+func woken(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,146 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// writeTx is one transaction on the writer connection: its statements and
+// the tags whose workers it must wake once it has committed.
+type writeTx struct {
+	s     *Store
+	tx    *sql.Tx
+	stmts map[query]*sql.Stmt
+	tags  map[string]struct{}
+}
+
+func (s *Store) newWriteTx(tx *sql.Tx) *writeTx {
+	return &writeTx{s: s, tx: tx, stmts: map[query]*sql.Stmt{}, tags: map[string]struct{}{}}
+}
+
+// wake queues a wake-up for tag, sent after commit; one per distinct tag.
+func (w *writeTx) wake(tag string) { w.tags[tag] = struct{}{} }
+
+// notify sends the queued wake-ups. Call it only after a successful commit:
+// a worker woken earlier would find nothing to claim.
+func (w *writeTx) notify() {
+	for tag := range w.tags {
+		w.s.wakeups.Notify(tag)
+	}
+	clear(w.tags)
+}
+
+// stmt binds q to this transaction: the statement prepared on the writer
+// connection when there is one, else a statement prepared for this
+// transaction only (before Migrate made the schema current).
+func (w *writeTx) stmt(ctx context.Context, q query) (*sql.Stmt, error) {
+	if st, ok := w.stmts[q]; ok {
+		return st, nil
+	}
+	var st *sql.Stmt
+	if p := w.s.stmts.Load(); p != nil && p.writer[q] != nil {
+		st = w.tx.StmtContext(ctx, p.writer[q])
+	} else {
+		var err error
+		if st, err = w.tx.PrepareContext(ctx, sqlOf(q)); err != nil {
+			return nil, fmt.Errorf("prepare %s: %w", q, err)
+		}
+	}
+	w.stmts[q] = st
+	return st, nil
+}
+
+func (w *writeTx) exec(ctx context.Context, q query, args ...any) (sql.Result, error) {
+	st, err := w.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+func (w *writeTx) query(ctx context.Context, q query, args ...any) (*sql.Rows, error) {
+	st, err := w.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// queryRow runs a statement expected to return at most one row; its Scan
+// reports sql.ErrNoRows for none.
+func (w *writeTx) queryRow(ctx context.Context, q query, args ...any) rowScanner {
+	st, err := w.stmt(ctx, q)
+	if err != nil {
+		return errRow{err}
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// rowScanner is *sql.Row, or errRow when the statement could not be bound.
+type rowScanner interface{ Scan(dest ...any) error }
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// write runs fn in one BEGIN IMMEDIATE transaction on the writer and, once
+// it has committed, sends the wake-ups fn queued. Any error (or panic) in fn
+// rolls back and sends none.
+func (s *Store) write(ctx context.Context, fn func(w *writeTx) error) error {
+	return s.writeRegistered(ctx, false, fn)
+}
+
+// writeRegistered is write; with register, the transaction is findable by
+// EnqueueTx while fn runs.
+func (s *Store) writeRegistered(ctx context.Context, register bool, fn func(w *writeTx) error) (err error) {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", translate(err))
+	}
+	w := s.newWriteTx(tx)
+	if register {
+		s.openMu.Lock()
+		s.open[tx] = w
+		s.openMu.Unlock()
+		defer func() {
+			s.openMu.Lock()
+			delete(s.open, tx)
+			s.openMu.Unlock()
+		}()
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback() // the error that made us roll back is the one to report
+		}
+	}()
+	if err := fn(w); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", translate(err))
+	}
+	committed = true
+	w.notify()
+	return nil
+}
+
+// WithTx runs fn in one write transaction (BEGIN IMMEDIATE on the writer
+// connection) and commits when fn returns nil; an error or panic rolls back.
+// Jobs enqueued in it with EnqueueTx wake their workers only after the
+// commit succeeds; a rollback sends no wake-up.
+//
+// fn must use only tx (and EnqueueTx with tx): the store has one writer
+// connection and tx holds it, so any other Store method that writes would
+// wait for it forever.
+func (s *Store) WithTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return s.writeRegistered(ctx, true, func(w *writeTx) error { return fn(w.tx) })
+}
+
+// registered returns the writeTx of a transaction WithTx is running, or nil.
+func (s *Store) registered(tx *sql.Tx) *writeTx {
+	s.openMu.Lock()
+	defer s.openMu.Unlock()
+	return s.open[tx]
+}
