@@ -1,0 +1,110 @@
+package catalog
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// Runtimes are the closed set of ways an entrypoint is run (DESIGN §3).
+var Runtimes = []string{"bun", "node", "python", "command"}
+
+// KnownRuntime reports whether r is one of Runtimes.
+func KnownRuntime(r string) bool {
+	for _, k := range Runtimes {
+		if k == r {
+			return true
+		}
+	}
+	return false
+}
+
+// Typed errors of the catalog seam.
+var (
+	// ErrNotFound means the source, app or action does not exist in that
+	// workspace. Enqueue returns it (wrapped) and writes no row.
+	ErrNotFound = errors.New("not found in catalog")
+	// ErrConflict means a sync would take an app key that another source
+	// of the workspace already provides.
+	ErrConflict = errors.New("catalog conflict")
+)
+
+// Source is a git source of a workspace. Credentials are not stored here:
+// git finds them in the server's own configuration (credential helper, ssh
+// agent or keys, GIT_* environment), so they never reach the database, the
+// API or a worker.
+type Source struct {
+	Workspace string
+	ID        string
+	URL       string
+	Branch    string
+	// Commit is the commit the catalog currently holds for this source
+	// ("" before the first good sync).
+	Commit   string
+	SyncedAt *time.Time
+	// Error is the reason the last sync failed, "" after a good one.
+	Error     string
+	ErrorAt   *time.Time
+	CreatedAt time.Time
+}
+
+// App is one app of the catalog: where its code is and its defaults.
+type App struct {
+	Workspace  string
+	Key        string
+	SourceID   string
+	CommitSHA  string
+	Entrypoint string
+	Runtime    string
+	Timeout    time.Duration
+	Tag        string
+	Retry      spine.RetryPolicy
+	UpdatedAt  time.Time
+	// Actions, sorted by key.
+	Actions []Action
+}
+
+// Action is one action of an app. Zero Timeout, empty Tag and nil Retry
+// mean "the app's value".
+type Action struct {
+	Key          string
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage
+	Timeout      time.Duration
+	Tag          string
+	Retry        *spine.RetryPolicy
+}
+
+// SyncParams replaces the catalog entries of one source with the apps of
+// one commit, in one transaction: apps and actions no longer in the
+// manifest are removed, the source records Commit and clears its error.
+type SyncParams struct {
+	Workspace string
+	SourceID  string
+	Commit    string
+	Apps      []App
+	Now       time.Time
+}
+
+// EnqueueRequest is a trigger's request to run an action. The catalog
+// fills the pin; the rest passes through to the spine.
+type EnqueueRequest struct {
+	ID          uuid.UUID
+	Workspace   string
+	App         string
+	Action      string
+	TriggerKind spine.TriggerKind
+	TriggerRef  string
+	CreatedBy   string
+	Input       json.RawMessage
+	Priority    int
+	// ScheduledFor: zero means now.
+	ScheduledFor time.Time
+	CoalesceKey  string
+	// Now: zero means the store's clock.
+	Now time.Time
+}

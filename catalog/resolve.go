@@ -1,0 +1,67 @@
+package catalog
+
+import (
+	"fmt"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// Pin is the execution metadata a job of (app, action) carries: the
+// action's overrides where it has them, the app's values otherwise.
+func Pin(app App, action Action) spine.Pin {
+	p := spine.Pin{
+		GitSourceID:  app.SourceID,
+		CommitSHA:    app.CommitSHA,
+		AppKey:       app.Key,
+		ActionKey:    action.Key,
+		Entrypoint:   app.Entrypoint,
+		Runtime:      app.Runtime,
+		InputSchema:  action.InputSchema,
+		OutputSchema: action.OutputSchema,
+		Timeout:      app.Timeout,
+		Tag:          app.Tag,
+		Retry:        app.Retry,
+	}
+	if action.Timeout > 0 {
+		p.Timeout = action.Timeout
+	}
+	if action.Tag != "" {
+		p.Tag = action.Tag
+	}
+	if action.Retry != nil {
+		p.Retry = *action.Retry
+	}
+	return p
+}
+
+// Resolve turns a request into the spine's enqueue parameters for (app,
+// action) as the catalog holds them now: it validates the input against
+// the input schema and pins the app and action. Both stores call it inside
+// their enqueue transaction.
+func Resolve(r EnqueueRequest, app App, action Action) (spine.EnqueueParams, error) {
+	if err := ValidateInput(action.InputSchema, r.Input); err != nil {
+		return spine.EnqueueParams{}, fmt.Errorf("enqueue %s/%s: %w", r.App, r.Action, err)
+	}
+	return spine.EnqueueParams{
+		ID:           r.ID,
+		Workspace:    r.Workspace,
+		TriggerKind:  r.TriggerKind,
+		TriggerRef:   r.TriggerRef,
+		CreatedBy:    r.CreatedBy,
+		Input:        r.Input,
+		Pin:          Pin(app, action),
+		Priority:     r.Priority,
+		ScheduledFor: r.ScheduledFor,
+		CoalesceKey:  r.CoalesceKey,
+		Now:          r.Now,
+	}, nil
+}
+
+// NotFound is the error of an enqueue naming an app or action the
+// workspace does not have.
+func NotFound(workspace, app, action string) error {
+	if action == "" {
+		return fmt.Errorf("%w: app %q in workspace %q", ErrNotFound, app, workspace)
+	}
+	return fmt.Errorf("%w: action %q of app %q in workspace %q", ErrNotFound, action, app, workspace)
+}

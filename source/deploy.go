@@ -1,0 +1,152 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/windforce/windforce/source/manifest"
+)
+
+// DeployRequest is a set of file changes to commit to a source's branch.
+type DeployRequest struct {
+	// Files maps slash paths in the repository to their new content.
+	Files map[string][]byte
+	// Delete lists paths to remove.
+	Delete []string
+	// Message is the commit message; "" means a generated one.
+	Message string
+	// AuthorName and AuthorEmail sign the commit; "" means windforce.
+	AuthorName  string
+	AuthorEmail string
+}
+
+// Deploy commits the request's files to the source's branch (a shallow
+// clone in a temporary directory), pushes, and then syncs. Git stays the
+// single source of truth: the catalog changes only through that sync. A
+// push refused because the branch moved meanwhile is an error; nothing is
+// forced.
+func (s *Syncer) Deploy(ctx context.Context, workspace, id string, d DeployRequest) (Result, error) {
+	src, err := s.Catalog.GetSource(ctx, workspace, id)
+	if err != nil {
+		return Result{}, fmt.Errorf("deploy to %s/%s: %w", workspace, id, err)
+	}
+	if err := ValidateRemote(src.URL, src.Branch); err != nil {
+		return Result{}, fmt.Errorf("deploy to %s/%s: %w", workspace, id, err)
+	}
+	if err := s.commitAndPush(ctx, src.URL, src.Branch, d); err != nil {
+		return Result{}, fmt.Errorf("deploy to %s/%s: %w", workspace, id, err)
+	}
+	return s.Sync(ctx, workspace, id)
+}
+
+func (s *Syncer) commitAndPush(ctx context.Context, remote, branch string, d DeployRequest) error {
+	tmp, err := os.MkdirTemp("", "windforce-deploy-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp) //nolint:errcheck
+	g := s.git()
+	repo := filepath.Join(tmp, "repo")
+	if _, err := g.run(ctx, tmp, "clone", "-q", "--depth=1", "--single-branch", "--branch", branch, "--", remote, repo); err != nil {
+		return err
+	}
+	if err := applyFiles(repo, d); err != nil {
+		return err
+	}
+	if _, err := g.run(ctx, repo, "add", "-A"); err != nil {
+		return err
+	}
+	name, email := d.AuthorName, d.AuthorEmail
+	if name == "" {
+		name = "windforce"
+	}
+	if email == "" {
+		email = "windforce@localhost"
+	}
+	msg := d.Message
+	if msg == "" {
+		msg = "windforce deploy"
+	}
+	if _, err := g.run(ctx, repo, "-c", "user.name="+name, "-c", "user.email="+email,
+		"commit", "-q", "--allow-empty", "-m", msg); err != nil {
+		return err
+	}
+	if _, err := g.run(ctx, repo, "push", "-q", "origin", "HEAD:refs/heads/"+branch); err != nil {
+		return err
+	}
+	return nil
+}
+
+// applyFiles writes and deletes files in the clone, refusing any path that
+// leaves it or touches .git.
+func applyFiles(repo string, d DeployRequest) error {
+	check := func(p string) (string, error) {
+		c := path.Clean(p)
+		if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || c == "." ||
+			c == ".." || strings.HasPrefix(c, "../") || c == ".git" || strings.HasPrefix(c, ".git/") {
+			return "", fmt.Errorf("%w: deploy path %q must be a relative path inside the repository", manifest.ErrInvalid, p)
+		}
+		return filepath.Join(repo, filepath.FromSlash(c)), nil
+	}
+	for p, data := range d.Files {
+		full, err := check(p)
+		if err != nil {
+			return err
+		}
+		if err := noLinkOnPath(repo, full); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, data, 0o644); err != nil {
+			return err
+		}
+	}
+	for _, p := range d.Delete {
+		full, err := check(p)
+		if err != nil {
+			return err
+		}
+		if err := noLinkOnPath(repo, filepath.Dir(full)); err != nil {
+			return err
+		}
+		if err := os.RemoveAll(full); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noLinkOnPath refuses to write through a symbolic link: every existing
+// component of full below repo (full included) must be a plain directory
+// or file, so a link committed in the repository cannot make a deploy
+// write outside the clone.
+func noLinkOnPath(repo, full string) error {
+	rel, err := filepath.Rel(repo, full)
+	if err != nil {
+		return err
+	}
+	cur := repo
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if part == "." {
+			continue
+		}
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if os.IsNotExist(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%w: deploy path %s goes through a symbolic link", manifest.ErrInvalid, rel)
+		}
+	}
+	return nil
+}

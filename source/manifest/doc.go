@@ -1,0 +1,15 @@
+// Package manifest reads and validates windforce.yaml, the file at the root
+// of a git source that lists its apps and actions (DESIGN §3), together
+// with the tree it describes.
+//
+//	tree (files of commit C)
+//	  └─ CheckTree: clean paths, no symbolic link pointing outside the tree
+//	  └─ windforce.yaml ─▶ YAML (unknown fields refused)
+//	       └─ per app: key, entrypoint exists, runtime known, timeout, tag, retry
+//	            └─ per action: key, schema files exist and are JSON Schema,
+//	                           timeout, tag, retry overrides
+//	  ─▶ []catalog.App, ready for the catalog once the tree is in the cache
+//
+// Every problem found is reported, each naming its file and field, as one
+// *Error (errors.Is(err, ErrInvalid)).
+package manifest

@@ -1,0 +1,3 @@
+-- RecordSyncError: the reason the last sync failed; the catalog is untouched.
+UPDATE git_source SET error = @error, error_at = coalesce(@now::timestamptz, now())
+WHERE workspace = @workspace AND id = @id

@@ -1,0 +1,5 @@
+-- ApplySync: one app of the new commit.
+INSERT INTO app (workspace, app_key, git_source_id, commit_sha, entrypoint, runtime,
+                 timeout_ms, tag, max_attempts, backoff_ms, backoff_factor, updated_at)
+VALUES (:workspace, :app_key, :source_id, :commit_sha, :entrypoint, :runtime,
+        :timeout_ms, :tag, :max_attempts, :backoff_ms, :backoff_factor, :now)
