@@ -164,6 +164,18 @@ type CompleteParams struct {
 	Now    time.Time
 }
 
+// CompleteOutcome is what CompleteBatch did for one job.
+type CompleteOutcome struct {
+	JobID uuid.UUID
+	// Status is success, or canceled for a job that carried the cancel
+	// mark; empty when Err is set.
+	Status Status
+	// Err is nil when the job was completed; it wraps ErrNotOwner when the
+	// lease was lost and ErrInvalid when the result was refused. Nothing was
+	// written for a job whose Err is set.
+	Err error
+}
+
 // JobError is a failed attempt's error as stored and shown.
 type JobError struct {
 	Message string `json:"message"`

@@ -43,6 +43,15 @@ type Store interface {
 	// 6). ErrNotOwner when the token no longer matches; nothing is written.
 	Complete(ctx context.Context, p CompleteParams) (Status, error)
 
+	// CompleteBatch completes many owned jobs at once (one statement on
+	// Postgres, one transaction on SQLite), each exactly as Complete would:
+	// fenced on its own claim token and all-or-nothing per job. A lease that
+	// is lost (or a result that is refused) does not block the others: its
+	// outcome carries ErrNotOwner (or ErrInvalid) and nothing is written for
+	// it. Outcomes come in the order of ps. The error is for the batch as a
+	// whole (the database failed): then nothing at all was written.
+	CompleteBatch(ctx context.Context, ps []CompleteParams) ([]CompleteOutcome, error)
+
 	// Fail records a failed attempt of an owned job, fenced like Complete.
 	// With attempts left the job goes back to waiting with attempt+1 and
 	// scheduled_for = now + backoff (exponential with jitter); otherwise it

@@ -64,6 +64,10 @@ type Worker struct {
 	mu      sync.Mutex
 	running map[uuid.UUID]*activeJob
 	freed   chan struct{}
+
+	// completer batches successful completions; one per run, set before
+	// any job or heartbeat goroutine starts.
+	completer *completer
 }
 
 type activeJob struct {
@@ -116,19 +120,30 @@ func (w *Worker) Start(ctx context.Context) error {
 // charging an attempt. It waits until every job is handed back.
 func (w *Worker) Stop() { w.life.stop() }
 
-// run is the worker's life: claim loop in front, heartbeats beside it, and
-// on the way out the drain.
+// run is the worker's life: claim loop in front, heartbeats and the batch
+// completer beside it, and on the way out the drain, then the last batch
+// of completions.
 func (w *Worker) run(ctx context.Context) {
 	var jobs sync.WaitGroup
+	w.completer = newCompleter(w)
 	hbCtx, stopHeartbeats := context.WithCancel(context.WithoutCancel(ctx))
 	hbDone := make(chan struct{})
 	go func() { defer close(hbDone); w.heartbeatLoop(hbCtx) }()
 
 	w.claimLoop(ctx, &jobs)
 	w.drain(&jobs)
+	w.completer.close()
 	stopHeartbeats()
 	<-hbDone
 }
+
+// claimCooldown is the shortest time between two claims that freed slots
+// trigger. Under load many jobs finish one after the other; waiting this
+// long lets their slots add up, so one claim statement (one commit) takes
+// many jobs instead of each finished job paying for its own claim. A
+// wake-up or the poll claims at once, so an idle worker's pickup is not
+// delayed.
+const claimCooldown = 2 * time.Millisecond
 
 // claimLoop claims while there are free slots and work, and otherwise waits
 // for a wake-up, a freed slot (when the last claim was full) or the poll.
@@ -137,6 +152,11 @@ func (w *Worker) claimLoop(ctx context.Context, jobs *sync.WaitGroup) {
 	defer unsubscribe()
 	poll := time.NewTimer(0)
 	defer poll.Stop()
+	cooldown := time.NewTimer(time.Hour)
+	cooldown.Stop()
+	defer cooldown.Stop()
+	cooling := false
+	var last time.Time
 	full := true // the last claim filled every free slot: more may wait
 	for {
 		select {
@@ -144,12 +164,20 @@ func (w *Worker) claimLoop(ctx context.Context, jobs *sync.WaitGroup) {
 			return
 		case <-wake:
 		case <-poll.C:
+		case <-cooldown.C:
+			cooling = false
 		case <-w.freed:
-			if !full {
+			if !full || cooling {
+				continue
+			}
+			if wait := claimCooldown - time.Since(last); wait > 0 {
+				cooldown.Reset(wait)
+				cooling = true
 				continue
 			}
 		}
 		full = w.claimOnce(ctx, jobs)
+		last = time.Now()
 		poll.Reset(w.cfg.PollInterval)
 	}
 }
@@ -246,8 +274,9 @@ func (w *Worker) drain(jobs *sync.WaitGroup) {
 	<-done
 }
 
-// heartbeatLoop renews every running job's ping in one statement per tick
-// and cancels the jobs that were marked or lost.
+// heartbeatLoop renews the ping of every running job, and of every job
+// whose completion is not written yet, in one statement per tick, and
+// cancels the running jobs that were marked or lost.
 func (w *Worker) heartbeatLoop(ctx context.Context) {
 	t := time.NewTicker(w.cfg.Heartbeat)
 	defer t.Stop()
@@ -268,6 +297,7 @@ func (w *Worker) heartbeatOnce(ctx context.Context) {
 		leases = append(leases, a.lease)
 	}
 	w.mu.Unlock()
+	leases = append(leases, w.completer.leases()...)
 	if len(leases) == 0 {
 		return
 	}
@@ -359,18 +389,33 @@ func (w *Worker) record(jobCtx, runCtx context.Context, job *ClaimedJob, result 
 			return e
 		}
 	default:
-		write = func(ctx context.Context) error {
-			_, e := w.cfg.Store.Complete(ctx, CompleteParams{Lease: lease, Result: result, Now: w.cfg.Clock.now()})
-			if errors.Is(e, ErrInvalid) {
-				// The result cannot be stored: the attempt fails with the reason
-				// instead of losing or truncating anything.
-				_, e = w.cfg.Store.Fail(ctx, FailParams{Lease: lease, Now: w.cfg.Clock.now(),
-					Error: JobError{Message: e.Error(), Kind: "invalid_result"}})
-			}
-			return e
+		if _, e := CheckResult(result); e != nil {
+			write = func(ctx context.Context) error { return w.failInvalid(ctx, lease, e) }
+			break
 		}
+		// A success goes to the batch completer; the slot is free at once.
+		w.completer.submit(CompleteParams{Lease: lease, Result: result, Now: w.cfg.Clock.now()})
+		return
 	}
 	w.writeWithRetry(job.ID, write)
+}
+
+// completeOne completes one job on its own (the fallback when a batch
+// fails as a whole).
+func (w *Worker) completeOne(ctx context.Context, p CompleteParams) error {
+	_, err := w.cfg.Store.Complete(ctx, p)
+	if errors.Is(err, ErrInvalid) {
+		return w.failInvalid(ctx, p.Lease, err)
+	}
+	return err
+}
+
+// failInvalid fails an attempt whose result cannot be stored, with the
+// reason, instead of losing or truncating anything.
+func (w *Worker) failInvalid(ctx context.Context, lease Lease, reason error) error {
+	_, err := w.cfg.Store.Fail(ctx, FailParams{Lease: lease, Now: w.cfg.Clock.now(),
+		Error: JobError{Message: reason.Error(), Kind: "invalid_result"}})
+	return err
 }
 
 // jobError describes a failed attempt: a timeout says so plainly, a panic

@@ -39,6 +39,7 @@ const usage = `windforce runs code from git as durable jobs.
 
 Usage:
   windforce migrate [--database-url URL]   apply database migrations
+  windforce bench --database-url URL       measure the queue with no-op jobs
   windforce --version                      print the version
 
 Configuration comes from flags or WINDFORCE_* environment variables.
@@ -59,6 +60,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return nil
 	case "migrate":
 		return runMigrate(ctx, args[1:], stdout, stderr)
+	case "bench":
+		return runBench(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
 	return &UsageError{Msg: fmt.Sprintf("unknown command %q", args[0])}

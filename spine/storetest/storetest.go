@@ -43,6 +43,7 @@ func Run(t *testing.T, newStore func(t *testing.T) spine.Store) {
 	t.Run("Claim", func(t *testing.T) { testClaim(t, newStore) })
 	t.Run("Heartbeat", func(t *testing.T) { testHeartbeat(t, newStore) })
 	t.Run("Complete", func(t *testing.T) { testComplete(t, newStore) })
+	t.Run("CompleteBatch", func(t *testing.T) { testCompleteBatch(t, newStore) })
 	t.Run("Fail", func(t *testing.T) { testFail(t, newStore) })
 	t.Run("Release", func(t *testing.T) { testRelease(t, newStore) })
 	t.Run("Cancel", func(t *testing.T) { testCancel(t, newStore) })

@@ -89,12 +89,11 @@ func (s *Store) EnqueueBatch(ctx context.Context, ps []spine.EnqueueParams) ([]s
 }
 
 // enqueueAll runs the coalesced jobs one by one (each may need the
-// update-or-insert loop), then pipelines the plain inserts and one
-// notification per distinct tag in a single batch.
+// update-or-insert loop), then inserts all the plain jobs in one statement
+// and wakes each distinct tag once.
 func (s *Store) enqueueAll(ctx context.Context, tx pgx.Tx, ps []spine.EnqueueParams) ([]spine.EnqueueResult, error) {
 	results := make([]spine.EnqueueResult, len(ps))
-	batch := &pgx.Batch{}
-	var plain []int
+	plain := make([]spine.EnqueueParams, 0, len(ps))
 	var tags []string
 	seen := map[string]bool{}
 	for i, p := range ps {
@@ -110,23 +109,13 @@ func (s *Store) enqueueAll(ctx context.Context, tx pgx.Tx, ps []spine.EnqueuePar
 			results[i] = r
 			continue
 		}
-		plain = append(plain, i)
-		batch.Queue(qEnqueue, insertArgs(p, s.channel, false))
+		plain = append(plain, p)
+		results[i] = spine.EnqueueResult{ID: p.ID, Generation: 1}
 	}
-	batch.Queue(qNotify, pgx.StrictNamedArgs{"channel": s.channel, "tags": tags})
-	br := tx.SendBatch(ctx, batch)
-	defer br.Close()
-	for _, i := range plain {
-		r := spine.EnqueueResult{ID: ps[i].ID}
-		if err := br.QueryRow().Scan(&r.ID, &r.Generation); err != nil {
-			return nil, fmt.Errorf("job %d: %w", i, translate(err))
-		}
-		results[i] = r
+	if err := s.insertBatch(ctx, tx, plain, tags); err != nil {
+		return nil, fmt.Errorf("insert %d jobs: %w", len(plain), err)
 	}
-	if _, err := br.Exec(); err != nil {
-		return nil, fmt.Errorf("wake workers: %w", translate(err))
-	}
-	return results, br.Close()
+	return results, nil
 }
 
 // enqueueOne enqueues one prepared job on q. Without a coalesce key it is

@@ -16,10 +16,12 @@ var queryFiles embed.FS
 var (
 	qEnqueue              = mustQuery("enqueue")
 	qEnqueueCoalesce      = mustQuery("enqueue_coalesce")
+	qEnqueueBatch         = mustQuery("enqueue_batch")
 	qNotify               = mustQuery("notify")
 	qClaim                = mustQuery("claim")
 	qHeartbeat            = mustQuery("heartbeat")
 	qComplete             = mustQuery("complete")
+	qCompleteBatch        = mustQuery("complete_batch")
 	qLockLease            = mustQuery("lock_lease")
 	qRequeue              = mustQuery("requeue")
 	qCancelLock           = mustQuery("cancel_lock")

@@ -5,7 +5,11 @@
 -- The inner, correlated selection walks the claim index of one tag in its
 -- order and stops after :limit rows, so the outer sort sees at most
 -- tags × :limit rows however deep the queue is. "running = 0" must be
--- written literally for SQLite to use the partial claim index.
+-- written literally for SQLite to use the partial claim index. INDEXED BY
+-- pins that plan: it does not depend on statistics (an ANALYZE taken while
+-- the queue was small or had one tag cannot turn it into a scan), and if
+-- the index could not serve the query SQLite would refuse to prepare it
+-- rather than silently scan.
 --
 -- Each row gets its own random version-4 UUID as claim token: randomblob
 -- and random are evaluated per row.
@@ -25,7 +29,7 @@ WHERE job_id IN (
     FROM json_each(:tags) AS t, job_queue AS q
     WHERE q.job_id IN (
         SELECT c.job_id
-        FROM job_queue AS c
+        FROM job_queue AS c INDEXED BY job_queue_claim
         WHERE c.tag = t.value
           AND c.running = 0
           AND c.scheduled_for <= :now

@@ -1,0 +1,45 @@
+-- CompleteBatch finishes many owned jobs in one statement, each exactly as
+-- complete.sql would (invariant 5), so one round trip and one commit serve
+-- the whole batch.
+--
+-- batch holds one row per request (the caller never repeats a lease). owned
+-- locks the queue rows whose claim token still matches and that still run,
+-- in job_id order, so two overlapping batches (or a batch and a heartbeat,
+-- which also locks in job_id order) cannot deadlock; a row that waited for
+-- its lock is re-checked against the fence before it is taken. A lease that
+-- is lost simply finds no row: its job is left alone and the others go on.
+-- finished deletes the locked rows and carries each one's result and time
+-- along (so no CTE is joined back to the batch: a batch of thousands stays
+-- linear), recorded writes their job_completed rows (canceled when they
+-- carry the cancel mark, invariant 6), and runtime_gone removes their
+-- runtime rows, all in the same statement. Data-modifying CTEs always run
+-- to completion, so the answer is read from finished.
+WITH batch AS (
+    SELECT *
+    FROM unnest(@job_ids::uuid[], @claim_tokens::uuid[], @results::text[], @nows::timestamptz[])
+        AS b(job_id, claim_token, result, now)
+), owned AS MATERIALIZED (
+    SELECT q.job_id, b.result, coalesce(b.now, now()) AS now
+    FROM batch b
+    JOIN job_queue q ON q.job_id = b.job_id AND q.claim_token = b.claim_token
+    WHERE q.running AND q.job_id = ANY (@job_ids::uuid[])
+    ORDER BY q.job_id
+    FOR UPDATE OF q
+), finished AS (
+    DELETE FROM job_queue q
+    USING owned o
+    WHERE q.job_id = o.job_id
+    RETURNING q.job_id, q.claim_token, q.workspace, q.tag, q.started_at, q.worker, q.attempt, q.restarts,
+              q.canceled_by, q.canceled_reason, o.result, o.now,
+              CASE WHEN q.canceled_by IS NOT NULL THEN 'canceled' ELSE 'success' END AS status
+), recorded AS (
+    INSERT INTO job_completed (job_id, workspace, tag, status, result, error, started_at, completed_at,
+                               duration_ms, worker, attempt, restarts, canceled_by, canceled_reason)
+    SELECT job_id, workspace, tag, status, result::jsonb, NULL, started_at, now,
+           greatest(0, floor(extract(epoch FROM now - started_at) * 1000))::bigint,
+           worker, attempt, restarts, canceled_by, canceled_reason
+    FROM finished
+), runtime_gone AS (
+    DELETE FROM job_runtime r USING finished f WHERE r.job_id = f.job_id
+)
+SELECT job_id, claim_token, status FROM finished
