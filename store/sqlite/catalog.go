@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/windforce/windforce/catalog"
@@ -28,17 +27,6 @@ const (
 	qCatalogListActions   query = "catalog_list_actions"
 	qCatalogResolve       query = "catalog_resolve"
 )
-
-// init adds the catalog's statements to the sets the store prepares once
-// the schema is current (and that TestQueriesComplete checks).
-func init() {
-	writerQueries = append(writerQueries,
-		qCatalogPutSource, qCatalogSyncError, qCatalogSourceExists, qCatalogAppOwners,
-		qCatalogDeleteActions, qCatalogDeleteApps, qCatalogInsertApp, qCatalogInsertAction,
-		qCatalogSourceSynced, qCatalogResolve)
-	readerQueries = append(readerQueries,
-		qCatalogGetSource, qCatalogListSources, qCatalogListApps, qCatalogListActions)
-}
 
 var _ catalog.Store = (*Store)(nil)
 
@@ -116,21 +104,10 @@ func (s *Store) RecordSyncError(ctx context.Context, workspace, id, message stri
 	return nil
 }
 
-// sourceLocks holds one lock per (store, source): a channel of one slot,
-// so waiting respects ctx. A SQLite file has one process; every Syncer of
-// that process shares the store, so this serializes all its syncs of a
-// source.
-var sourceLocks sync.Map // sourceLockKey -> chan struct{}
-
-type sourceLockKey struct {
-	s             *Store
-	workspace, id string
-}
-
 // LockSource serializes syncs of one source in this process (one process
 // owns a SQLite file); ApplySync itself runs on the one writer connection.
 func (s *Store) LockSource(ctx context.Context, workspace, id string) (func(), error) {
-	v, _ := sourceLocks.LoadOrStore(sourceLockKey{s, workspace, id}, make(chan struct{}, 1))
+	v, _ := s.sourceLocks.LoadOrStore(workspace+"\x00"+id, make(chan struct{}, 1))
 	slot := v.(chan struct{})
 	select {
 	case slot <- struct{}{}:

@@ -79,8 +79,14 @@ var (
 		qReapCandidates, qReapRequeue, qReapFinish, qReapDelete,
 		qSweep, qSweepJob, qSweepLogs, qSweepAudit,
 		qSetZombieTimeout, qAppendLog,
+		qCatalogPutSource, qCatalogSyncError, qCatalogSourceExists, qCatalogAppOwners,
+		qCatalogDeleteActions, qCatalogDeleteApps, qCatalogInsertApp, qCatalogInsertAction,
+		qCatalogSourceSynced, qCatalogResolve,
 	}
-	readerQueries    = []query{qGetJob, qLogs, qAudit, qHealth}
+	readerQueries = []query{
+		qGetJob, qLogs, qAudit, qHealth,
+		qCatalogGetSource, qCatalogListSources, qCatalogListApps, qCatalogListActions,
+	}
 	migrationQueries = []query{qMigrateTable, qMigrateRecord, qMigrateExists, qSchemaVersion}
 )
 

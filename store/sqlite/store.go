@@ -52,6 +52,11 @@ type Store struct {
 	openMu sync.Mutex
 	open   map[*sql.Tx]*writeTx
 
+	// sourceLocks holds one lock per source (workspace NUL id → a channel
+	// of one slot, so waiting respects ctx). One process owns a SQLite
+	// file, so this serializes every sync of a source.
+	sourceLocks sync.Map
+
 	closeOnce sync.Once
 }
 
