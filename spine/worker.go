@@ -418,6 +418,14 @@ func (w *Worker) failInvalid(ctx context.Context, lease Lease, reason error) err
 	return err
 }
 
+// JobFailure is implemented by handler errors that describe themselves as
+// a stored job error: a script runner's failure carries the script's own
+// message, stack and kind.
+type JobFailure interface {
+	error
+	JobError() JobError
+}
+
 // jobError describes a failed attempt: a timeout says so plainly, a panic
 // keeps its stack.
 func jobError(runCtx context.Context, err error) JobError {
@@ -430,6 +438,10 @@ func jobError(runCtx context.Context, err error) JobError {
 	var p *handlerPanic
 	if errors.As(err, &p) {
 		return JobError{Message: p.Error(), Stack: p.stack, Kind: "panic"}
+	}
+	var f JobFailure
+	if errors.As(err, &f) {
+		return f.JobError()
 	}
 	if err == nil {
 		err = context.Cause(runCtx)

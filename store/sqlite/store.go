@@ -104,6 +104,7 @@ func (s *Store) openPools(ctx context.Context, abs string) error {
 		"_journal_mode": {"WAL"},
 		"_synchronous":  {"FULL"},
 		"_foreign_keys": {"0"},
+		"_pragma":       {fmt.Sprintf("cache_size(-%d)", writerCacheKiB)},
 	}))
 	if err != nil {
 		return fmt.Errorf("open writer: %w", err)
@@ -135,6 +136,11 @@ func (s *Store) openPools(ctx context.Context, abs string) error {
 	}
 	return nil
 }
+
+// writerCacheKiB is the writer's page cache. SQLite's default (2 MiB) stops
+// holding the claim index once the queue is deep, and every claim then
+// reads pages from the OS; 64 MiB keeps a million-deep queue's indexes hot.
+const writerCacheKiB = 64 * 1024
 
 // dsn builds a file: URI so any character in the path survives (the driver
 // would split a plain name at its first '?').

@@ -1,0 +1,147 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/windforce/windforce/internal/testdb"
+	"github.com/windforce/windforce/objectcache"
+	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/postgres"
+)
+
+// Environment of a helper worker process (this test binary, re-run).
+const (
+	envHelper = "WF_RUNNER_TEST_WORKER"
+	envURL    = "WF_RUNNER_TEST_URL"
+	envSchema = "WF_RUNNER_TEST_SCHEMA"
+	envRoot   = "WF_RUNNER_TEST_ROOT"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envHelper) == "1" {
+		if err := helperWorker(); err != nil {
+			fmt.Fprintln(os.Stderr, "helper worker:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// helperWorker runs a worker on the Postgres schema until it is killed.
+func helperWorker() error {
+	ctx := context.Background()
+	s, err := postgres.Open(ctx, os.Getenv(envURL), postgres.Options{Schema: os.Getenv(envSchema)})
+	if err != nil {
+		return err
+	}
+	root := os.Getenv(envRoot)
+	cache, err := objectcache.NewFileCache(filepath.Join(root, "objects"))
+	if err != nil {
+		return err
+	}
+	r, err := New(Config{Store: s, Cache: cache, Dir: filepath.Join(root, fmt.Sprintf("wf-%d", os.Getpid())),
+		Secret: []byte("x"), KillGrace: crashGrace, LogFlushInterval: 50 * time.Millisecond})
+	if err != nil {
+		return err
+	}
+	w, err := spine.NewWorker(spine.WorkerConfig{Store: s, Handler: r.Handle, Heartbeat: 100 * time.Millisecond,
+		PollInterval: 100 * time.Millisecond})
+	if err != nil {
+		return err
+	}
+	if err := w.Start(ctx); err != nil {
+		return err
+	}
+	select {} // until SIGKILL
+}
+
+const crashGrace = 500 * time.Millisecond
+
+// TestWorkerKilledMidJob SIGKILLs a worker process whose job has a child
+// running: the child is gone within the kill grace (+1 s of slack), the
+// reaper requeues the job and a second worker completes it.
+func TestWorkerKilledMidJob(t *testing.T) {
+	t.Parallel()
+	url, schema := testdb.PostgresSchema(t)
+	ctx := context.Background()
+	s, err := postgres.Open(ctx, url, postgres.Options{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	h := &harness{t: t, store: s}
+	if h.cache, err = objectcache.NewFileCache(filepath.Join(root, "objects")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unsealAll(t, root) })
+	h.putFixture("crash", "c-crash", nil)
+	input, _ := json.Marshal(map[string]string{"flag": filepath.Join(root, "flag")})
+	id := h.enqueue(job{commit: "c-crash", entry: "run.sh", runtime: "command", action: "run", input: string(input)})
+	marks := newTreeMarks(-1, id.String())
+	t.Cleanup(func() { marks.signal(syscall.SIGKILL) })
+
+	first := startHelper(t, url, schema, root)
+	h.waitLogs(id, "started", 30*time.Second)
+	waitMembers(t, marks, 3) // shim, sh, sleep
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killedAt := time.Now()
+	_ = first.Wait()
+	assertTreeGone(t, marks, killedAt.Add(crashGrace+time.Second))
+
+	reap(t, s)
+	startHelper(t, url, schema, root)
+	j := h.wait(id, 30*time.Second)
+	if j.Status != spine.StatusSuccess || string(j.Result) != `{"second_run": true}` && string(j.Result) != `{"second_run":true}` {
+		t.Fatalf("after the crash: %s %s %+v", j.Status, j.Result, j.Error)
+	}
+	if j.Restarts != 1 {
+		t.Errorf("restarts %d, want 1", j.Restarts)
+	}
+}
+
+// startHelper starts a helper worker process, killed at cleanup.
+func startHelper(t *testing.T, url, schema, root string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envHelper+"=1", envURL+"="+url, envSchema+"="+schema, envRoot+"="+root)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd
+}
+
+// reap runs the reaper until it requeues the dead worker's job.
+func reap(t *testing.T, s spine.Store) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := s.Reap(context.Background(), spine.ReapParams{ZombieTimeout: 300 * time.Millisecond, RestartLimit: 3, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Requeued) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the reaper never requeued the job")
+		}
+		time.Sleep(50 * time.Millisecond) // waiting for the ping to go stale
+	}
+}

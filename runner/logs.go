@@ -1,0 +1,211 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// flushBytes is the buffered size that triggers a flush before the tick.
+const flushBytes = 32 << 10
+
+// tokenMask replaces WF_TOKEN in stored logs.
+const tokenMask = "[WF_TOKEN]"
+
+// logSink streams a job's output to job_logs: it buffers what the process
+// writes and appends it in chunks every flush interval (so logs are
+// readable live) from its own goroutine (so a slow database never blocks
+// the heartbeats, which run elsewhere). It accepts at most MaxLogBytes and
+// then writes one visible truncation marker; memory stays bounded by the
+// cap. WF_TOKEN is masked, invalid UTF-8 is made safe.
+type logSink struct {
+	store    spine.Store
+	log      *slog.Logger
+	lease    spine.Lease
+	limit    int64
+	token    string
+	interval time.Duration
+
+	mu        sync.Mutex
+	buf       []byte
+	accepted  int64
+	truncated bool
+	lost      bool // the lease is gone: drop everything
+	tail      tailBuffer
+
+	kick      chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func newLogSink(cfg Config, lease spine.Lease, token string) *logSink {
+	s := &logSink{
+		store: cfg.Store, log: cfg.Logger, lease: lease, limit: cfg.MaxLogBytes, token: token,
+		interval: cfg.LogFlushInterval,
+		tail:     tailBuffer{max: 1024},
+		kick:     make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	go s.loop()
+	return s
+}
+
+// Write takes process output; past the cap it is counted and dropped.
+func (s *logSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	_, _ = s.tail.Write(p)
+	room := s.limit - s.accepted
+	switch {
+	case room <= 0:
+		s.markTruncated()
+	case int64(len(p)) > room:
+		s.buf = append(s.buf, p[:room]...)
+		s.accepted += room
+		s.markTruncated()
+	default:
+		s.buf = append(s.buf, p...)
+		s.accepted += int64(len(p))
+	}
+	full := len(s.buf) >= flushBytes
+	s.mu.Unlock()
+	if full {
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
+	return len(p), nil
+}
+
+// markTruncated appends the truncation marker once. Callers hold mu.
+func (s *logSink) markTruncated() {
+	if s.truncated {
+		return
+	}
+	s.truncated = true
+	s.buf = append(s.buf, fmt.Sprintf("\n[windforce: log truncated: more than %d bytes (WINDFORCE_MAX_LOG_BYTES); further output dropped]\n", s.limit)...)
+}
+
+// System writes a line of the worker's own about the job (not counted
+// against the cap, so a failure reason is always visible).
+func (s *logSink) System(msg string) {
+	s.mu.Lock()
+	s.buf = append(s.buf, "[windforce] "+strings.TrimRight(msg, "\n")+"\n"...)
+	s.mu.Unlock()
+}
+
+// Fail logs err (with installer output when it carries some) and returns
+// it, for the handler's early exits.
+func (s *logSink) Fail(err error) error {
+	if ie, ok := isInstallError(err); ok && ie.Output != "" {
+		s.System(ie.Command + " output:\n" + ie.Output)
+	}
+	s.System(err.Error())
+	return err
+}
+
+func (s *logSink) loop() {
+	defer close(s.done)
+	t := time.NewTicker(s.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			s.flush(true)
+			return
+		case <-t.C:
+		case <-s.kick:
+		}
+		s.flush(false)
+	}
+}
+
+// flush appends the buffered output. Unless final it holds back a tail
+// that could be the start of the token or of a split UTF-8 character, so
+// neither is broken across two chunks.
+func (s *logSink) flush(final bool) {
+	s.mu.Lock()
+	if s.lost || len(s.buf) == 0 {
+		s.mu.Unlock()
+		return
+	}
+	text := string(s.buf)
+	if s.token != "" {
+		text = strings.ReplaceAll(text, s.token, tokenMask)
+	}
+	keep := 0
+	if !final {
+		keep = holdBack(text, s.token)
+	}
+	chunk := text[:len(text)-keep]
+	s.buf = append(s.buf[:0], text[len(text)-keep:]...)
+	s.mu.Unlock()
+	if chunk == "" {
+		return
+	}
+	if err := s.append(chunk); err != nil {
+		s.log.Warn("appending job logs failed", "job", s.lease.JobID, "final", final, "err", err)
+		s.mu.Lock()
+		if errors.Is(err, spine.ErrNotOwner) {
+			s.lost = true
+		} else if !final {
+			s.buf = append([]byte(chunk), s.buf...) // retried at the next tick
+		}
+		s.mu.Unlock()
+	}
+}
+
+func (s *logSink) append(chunk string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return s.store.AppendLog(ctx, spine.AppendLogParams{Lease: s.lease, Data: spine.SafeText(chunk)})
+}
+
+// holdBack is how many trailing bytes of text to keep for the next chunk:
+// an incomplete UTF-8 character, or a tail that is the start of the token.
+func holdBack(text, token string) int {
+	keep := 0
+	for i := 1; i <= utf8.UTFMax && i <= len(text); i++ {
+		if utf8.RuneStart(text[len(text)-i]) {
+			if !utf8.FullRuneInString(text[len(text)-i:]) {
+				keep = i
+			}
+			break
+		}
+	}
+	for k := min(len(token)-1, len(text)); k > 0; k-- {
+		if strings.HasSuffix(text, token[:k]) {
+			return max(keep, k)
+		}
+	}
+	return keep
+}
+
+// Close writes what is left and stops the flusher; the job's logs are
+// complete when it returns.
+func (s *logSink) Close() {
+	s.closeOnce.Do(func() { close(s.stop) })
+	<-s.done
+}
+
+// LastLine is the last non-empty line of the process output, cut to 200
+// bytes, for the message of a failed exit.
+func (s *logSink) LastLine() string {
+	s.mu.Lock()
+	text := strings.TrimRight(string(s.tail.buf), "\r\n\t ")
+	s.mu.Unlock()
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		text = text[i+1:]
+	}
+	if len(text) > 200 {
+		text = text[:200] + "…"
+	}
+	return spine.SafeText(strings.ReplaceAll(text, s.token, tokenMask))
+}

@@ -1,0 +1,182 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/spine"
+)
+
+// maxErrorBytes bounds the error file a wrapper writes.
+const maxErrorBytes = 256 << 10
+
+// Failure is a job that ran and failed: a throw or exception (with its
+// stack), a non-zero exit, or a result that cannot be accepted. Its Error
+// is the message stored as the job's error.
+type Failure struct {
+	Message string
+	Stack   string
+	Kind    string
+}
+
+// Error is the failure's message.
+func (f *Failure) Error() string { return f.Message }
+
+// JobError is the failure as the spine stores it.
+func (f *Failure) JobError() spine.JobError {
+	return spine.JobError{Message: f.Message, Stack: f.Stack, Kind: f.Kind}
+}
+
+// outcome reads what the process left: the wrapper's error file, the exit
+// status, or the result file (checked for size, JSON and output schema).
+func (r *Runner) outcome(job *spine.ClaimedJob, rt runtimeSpec, jd *jobDir, waitErr error, lastLine string) (json.RawMessage, error) {
+	if f, ok := readErrorFile(jd.errFile); ok {
+		return nil, f
+	}
+	if waitErr != nil {
+		f := exitFailure(waitErr)
+		if lastLine != "" {
+			f.Message += ": " + lastLine
+		}
+		return nil, f
+	}
+	res, err := r.readResult(jd.result, rt)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateOutput(job.Pin.OutputSchema, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// readErrorFile reads {"message","stack"} written by a wrapper.
+func readErrorFile(path string) (*Failure, bool) {
+	info, err := os.Stat(path)
+	if err != nil || info.Size() > maxErrorBytes {
+		return nil, false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	var e struct{ Message, Stack string }
+	if json.Unmarshal(data, &e) != nil {
+		return nil, false
+	}
+	return &Failure{Message: e.Message, Stack: e.Stack, Kind: "error"}, true
+}
+
+// exitFailure describes a process that ended badly without a wrapper error.
+func exitFailure(waitErr error) *Failure {
+	var ee *exec.ExitError
+	if errors.As(waitErr, &ee) {
+		if ee.Exited() {
+			return &Failure{Message: fmt.Sprintf("process exited with status %d", ee.ExitCode()), Kind: "exit"}
+		}
+		return &Failure{Message: fmt.Sprintf("process ended: %s", ee.ProcessState), Kind: "exit"}
+	}
+	return &Failure{Message: "process failed: " + waitErr.Error(), Kind: "exit"}
+}
+
+// readResult reads the result file: at most MaxResultBytes (checked before
+// reading), valid JSON. A command that wrote nothing returns null.
+func (r *Runner) readResult(path string, rt runtimeSpec) (json.RawMessage, error) {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if rt.name == "command" {
+			return json.RawMessage("null"), nil
+		}
+		return nil, &Failure{Message: "the runtime wrote no result", Kind: "invalid_result"}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read result: %w", err)
+	}
+	if info.Size() > r.cfg.MaxResultBytes {
+		return nil, &Failure{Kind: "result_too_large", Message: fmt.Sprintf(
+			"result is %d bytes, over the limit of %d bytes (WINDFORCE_MAX_RESULT_BYTES)", info.Size(), r.cfg.MaxResultBytes)}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read result: %w", err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 && rt.name == "command" {
+		return json.RawMessage("null"), nil
+	}
+	res, err := spine.CheckResult(data)
+	if err != nil {
+		return nil, &Failure{Message: "result is not acceptable JSON: " + err.Error(), Kind: "invalid_result"}
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, res); err != nil {
+		return nil, &Failure{Message: "result is not valid JSON: " + err.Error(), Kind: "invalid_result"}
+	}
+	return compact.Bytes(), nil
+}
+
+// validateOutput checks the result against the pinned output schema.
+func validateOutput(schema, result json.RawMessage) error {
+	trimmed := bytes.TrimSpace(schema)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return nil
+	}
+	sch, err := catalog.CompileSchema(schema)
+	if err != nil {
+		return &Failure{Message: "output schema: " + err.Error(), Kind: "invalid_result"}
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(result))
+	if err != nil {
+		return &Failure{Message: "result is not valid JSON: " + err.Error(), Kind: "invalid_result"}
+	}
+	if err := sch.Validate(v); err != nil {
+		return &Failure{Message: "result does not match the output schema: " + flatten(err), Kind: "invalid_result"}
+	}
+	return nil
+}
+
+// flatten lists a validation error's leaf causes as "pointer: message".
+func flatten(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	var parts []string
+	for _, u := range ve.BasicOutput().Errors {
+		if u.Error == nil {
+			continue
+		}
+		ptr := u.InstanceLocation
+		if ptr == "" {
+			ptr = "(root)"
+		}
+		parts = append(parts, ptr+": "+u.Error.String())
+	}
+	if len(parts) == 0 {
+		return ve.Error()
+	}
+	return joinUnique(parts)
+}
+
+func joinUnique(parts []string) string {
+	seen := map[string]bool{}
+	var b bytes.Buffer
+	for _, p := range parts {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}

@@ -1,0 +1,188 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/windforce/windforce/objectcache"
+	"github.com/windforce/windforce/runner/wftoken"
+	"github.com/windforce/windforce/spine"
+)
+
+// Defaults of DESIGN §1 for the limits a Runner enforces.
+const (
+	DefaultKillGrace      = 5 * time.Second
+	DefaultMaxResultBytes = 1 << 20
+	DefaultMaxLogBytes    = 2 << 20
+	DefaultMaxCacheBytes  = 5 << 30
+	DefaultMaxCacheAge    = 7 * 24 * time.Hour
+)
+
+// Config configures a Runner. Zero values take the defaults above.
+type Config struct {
+	// Store receives the jobs' logs (AppendLog, fenced on the lease).
+	Store spine.Store
+	// Cache is the object cache commits are fetched from (marker checked).
+	Cache objectcache.Cache
+	// Dir is WINDFORCE_DIR: commits/ holds the per-commit copies, jobs/ the
+	// per-job directories. One worker process per Dir.
+	Dir string
+	// KillGrace is the SIGTERM → SIGKILL wait (WINDFORCE_KILL_GRACE).
+	KillGrace time.Duration
+	// MaxResultBytes and MaxLogBytes are WINDFORCE_MAX_RESULT_BYTES and
+	// WINDFORCE_MAX_LOG_BYTES.
+	MaxResultBytes int64
+	MaxLogBytes    int64
+	// Secret signs WF_TOKEN (WINDFORCE_SECRET); URL is WINDFORCE_URL as the
+	// job sees it.
+	Secret []byte
+	URL    string
+	// Runtimes overrides the executables by name ("bun", "node", "python3",
+	// "npm"); by default they are looked up in PATH.
+	Runtimes map[string]string
+	// MaxCacheBytes and MaxCacheAge bound the per-commit copies: the least
+	// recently used commits not in use are evicted past either.
+	MaxCacheBytes int64
+	MaxCacheAge   time.Duration
+	// LogFlushInterval is how often buffered output is appended to
+	// job_logs; default 200ms.
+	LogFlushInterval time.Duration
+	Logger           *slog.Logger
+}
+
+// Runner runs claimed jobs: it prepares the pinned commit, runs the
+// entrypoint in its own process tree and returns the result. Its Handle
+// method is a spine.Handler.
+type Runner struct {
+	cfg     Config
+	log     *slog.Logger
+	commits *commitCache
+	// roMount: jobs get the commit folder as a read-only bind mount in
+	// their own mount namespace (root workers; see isolation.go).
+	roMount bool
+	// cgroups is the worker's cgroup v2 directory for job cgroups; empty
+	// when cgroup v2 is not writable here (see cgroup.go).
+	cgroups string
+}
+
+// New checks cfg, fills its defaults and creates the directories.
+func New(cfg Config) (*Runner, error) {
+	if cfg.Store == nil || cfg.Cache == nil || cfg.Dir == "" {
+		return nil, errors.New("runner: needs a store, an object cache and a directory")
+	}
+	if len(cfg.Secret) == 0 {
+		return nil, errors.New("runner: needs a secret to sign WF_TOKEN (WINDFORCE_SECRET)")
+	}
+	abs, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
+	}
+	cfg.Dir = abs
+	fillDefaults(&cfg)
+	// Job directories left by a worker that died are stale: one worker
+	// process owns a Dir, so none of them belongs to a running job.
+	if err := os.RemoveAll(cfg.jobsDir()); err != nil {
+		return nil, fmt.Errorf("runner: clean %s: %w", cfg.jobsDir(), err)
+	}
+	for _, d := range []string{cfg.commitsDir(), cfg.jobsDir()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("runner: create %s: %w", d, err)
+		}
+	}
+	r := &Runner{cfg: cfg, log: cfg.Logger}
+	var warn string
+	if r.roMount, warn = probeReadOnlyMount(cfg.jobsDir()); warn != "" {
+		r.log.Warn(warn)
+	}
+	if r.cgroups, err = setupCgroups(); err != nil {
+		r.log.Info("jobs run without their own cgroup; process group and WF_JOB_ID marker only", "reason", err)
+	}
+	r.commits = newCommitCache(r)
+	return r, nil
+}
+
+func fillDefaults(cfg *Config) {
+	if cfg.KillGrace <= 0 {
+		cfg.KillGrace = DefaultKillGrace
+	}
+	if cfg.MaxResultBytes <= 0 {
+		cfg.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if cfg.MaxLogBytes <= 0 {
+		cfg.MaxLogBytes = DefaultMaxLogBytes
+	}
+	if cfg.MaxCacheBytes <= 0 {
+		cfg.MaxCacheBytes = DefaultMaxCacheBytes
+	}
+	if cfg.MaxCacheAge <= 0 {
+		cfg.MaxCacheAge = DefaultMaxCacheAge
+	}
+	if cfg.LogFlushInterval <= 0 {
+		cfg.LogFlushInterval = 200 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+func (c *Config) commitsDir() string { return filepath.Join(c.Dir, "commits") }
+func (c *Config) jobsDir() string    { return filepath.Join(c.Dir, "jobs") }
+
+// Handle runs one job; it is the spine.Handler of a windforce worker. Its
+// logs are flushed before it returns, while the job is still owned.
+func (r *Runner) Handle(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
+	token, err := r.mintToken(job)
+	if err != nil {
+		return nil, err
+	}
+	logs := newLogSink(r.cfg, spine.Lease{JobID: job.ID, ClaimToken: job.ClaimToken}, token)
+	defer logs.Close()
+	rt, err := lookupRuntime(job.Pin.Runtime)
+	if err != nil {
+		return nil, logs.Fail(err)
+	}
+	dir, release, err := r.commits.acquire(ctx, job, rt)
+	if err != nil {
+		return nil, logs.Fail(err)
+	}
+	defer release()
+	jd, err := newJobDir(r.cfg.jobsDir(), job, rt, dir, token, r.cfg.URL)
+	if err != nil {
+		return nil, logs.Fail(err)
+	}
+	defer jd.remove()
+	return r.run(ctx, job, rt, jd, logs)
+}
+
+// mintToken signs the job's WF_TOKEN: bound to this claim, expiring at
+// claim + timeout + kill grace.
+func (r *Runner) mintToken(job *spine.ClaimedJob) (string, error) {
+	life := job.Pin.Timeout
+	if life <= 0 {
+		life = 24 * time.Hour
+	}
+	started := job.StartedAt
+	if started.IsZero() {
+		started = time.Now()
+	}
+	tok, err := wftoken.Mint(r.cfg.Secret, wftoken.Claims{
+		JobID: job.ID, Workspace: job.Workspace, ClaimToken: job.ClaimToken,
+		Expiry: started.Add(life + r.cfg.KillGrace),
+	})
+	if err != nil {
+		return "", fmt.Errorf("runner: %w", err)
+	}
+	return tok, nil
+}
+
+// Close releases what the runner holds outside its directory (its cgroup,
+// when empty). Call it after the worker has stopped.
+func (r *Runner) Close() {
+	removeCgroup(r.cgroups)
+}
