@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/windforce/windforce/internal/gittest"
 	"github.com/windforce/windforce/source"
 )
 
@@ -15,22 +16,22 @@ import (
 // them, and refuses a tree over the size limit.
 func TestGitFetch(t *testing.T) {
 	t.Parallel()
-	r := newRepo(t)
-	r.write(t, map[string]string{"run.sh": "#!/bin/sh\n", "data/big.txt": strings.Repeat("x", 4096)})
-	if err := os.Chmod(filepath.Join(r.work, "run.sh"), 0o755); err != nil {
+	r := gittest.New(t)
+	r.Write(t, map[string]string{"run.sh": "#!/bin/sh\n", "data/big.txt": strings.Repeat("x", 4096)})
+	if err := os.Chmod(filepath.Join(r.Work, "run.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("run.sh", filepath.Join(r.work, "link")); err != nil {
+	if err := os.Symlink("run.sh", filepath.Join(r.Work, "link")); err != nil {
 		t.Fatal(err)
 	}
-	commit := r.commitPush(t, "A")
+	commit := r.CommitPush(t, "A")
 
 	g := &source.Git{}
-	head, err := g.RemoteHead(t.Context(), r.url, "main")
+	head, err := g.RemoteHead(t.Context(), r.URL, "main")
 	if err != nil || head != commit {
 		t.Fatalf("remote head = %s, %v; want %s", head, err, commit)
 	}
-	got, files, err := g.Fetch(t.Context(), r.url, "main")
+	got, files, err := g.Fetch(t.Context(), r.URL, "main")
 	if err != nil || got != commit {
 		t.Fatalf("fetch = %s, %v", got, err)
 	}
@@ -47,16 +48,16 @@ func TestGitFetch(t *testing.T) {
 		}
 	}
 
-	_, _, err = (&source.Git{MaxTreeBytes: 1024}).Fetch(t.Context(), r.url, "main")
+	_, _, err = (&source.Git{MaxTreeBytes: 1024}).Fetch(t.Context(), r.URL, "main")
 	if err == nil || !strings.Contains(err.Error(), "exceed") {
 		t.Fatalf("fetch over the limit: %v", err)
 	}
-	_, _, err = g.Fetch(t.Context(), r.url, "nope")
+	_, _, err = g.Fetch(t.Context(), r.URL, "nope")
 	var ge *source.GitError
 	if !errors.As(err, &ge) {
 		t.Fatalf("fetch of a missing branch: %v; want a *GitError", err)
 	}
-	if _, err := g.RemoteHead(t.Context(), r.url, "nope"); err == nil {
+	if _, err := g.RemoteHead(t.Context(), r.URL, "nope"); err == nil {
 		t.Fatal("remote head of a missing branch succeeded")
 	}
 }

@@ -1,18 +1,13 @@
 package source_test
 
 import (
-	"context"
-	"io/fs"
 	"log/slog"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/internal/gittest"
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/objectcache/cachetest"
@@ -81,9 +76,9 @@ func newEnv(d db, c cachetest.Cache, fc *objectcache.FileCache) *env {
 }
 
 // addSource registers repo's remote as source "main".
-func (e *env) addSource(t *testing.T, r *repo) {
+func (e *env) addSource(t *testing.T, r *gittest.Repo) {
 	t.Helper()
-	if err := e.syncer.AddSource(t.Context(), catalog.Source{Workspace: ws, ID: "main", URL: r.url, Branch: "main"}); err != nil {
+	if err := e.syncer.AddSource(t.Context(), catalog.Source{Workspace: ws, ID: "main", URL: r.URL, Branch: "main"}); err != nil {
 		t.Fatalf("add source: %v", err)
 	}
 }
@@ -129,87 +124,4 @@ func (e *env) requireCatalogAt(t *testing.T, commit string) []catalog.App {
 
 func (e *env) key(commit string) objectcache.Key {
 	return objectcache.Key{Workspace: ws, Source: "main", Commit: commit}
-}
-
-// repo is a bare remote plus a working clone that commits and pushes.
-type repo struct {
-	url  string
-	bare string
-	work string
-}
-
-// gitEnv gives test commits an identity and ignores the machine's config,
-// so the tests run the same on a fresh CI machine.
-func gitEnv() []string {
-	return append(os.Environ(),
-		"GIT_AUTHOR_NAME=windforce-test", "GIT_AUTHOR_EMAIL=test@windforce.invalid",
-		"GIT_COMMITTER_NAME=windforce-test", "GIT_COMMITTER_EMAIL=test@windforce.invalid",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-}
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.CommandContext(context.Background(), "git", args...)
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func newRepo(t *testing.T) *repo {
-	t.Helper()
-	dir := t.TempDir()
-	r := &repo{bare: filepath.Join(dir, "remote.git"), work: filepath.Join(dir, "work")}
-	git(t, dir, "init", "-q", "--bare", "-b", "main", r.bare)
-	git(t, dir, "init", "-q", "-b", "main", r.work)
-	git(t, r.work, "remote", "add", "origin", r.bare)
-	r.url = "file://" + r.bare
-	return r
-}
-
-// write writes files (slash paths) in the working clone.
-func (r *repo) write(t *testing.T, files map[string]string) {
-	t.Helper()
-	for p, data := range files {
-		full := filepath.Join(r.work, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// commitPush commits everything and pushes; it returns the commit.
-func (r *repo) commitPush(t *testing.T, msg string) string {
-	t.Helper()
-	git(t, r.work, "add", "-A")
-	git(t, r.work, "commit", "-q", "--allow-empty", "-m", msg)
-	git(t, r.work, "push", "-q", "origin", "HEAD:refs/heads/main")
-	return git(t, r.work, "rev-parse", "HEAD")
-}
-
-// writeExample copies examples/hello into the working clone.
-func (r *repo) writeExample(t *testing.T) {
-	t.Helper()
-	src := filepath.Join("..", "examples", "hello")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		r.write(t, map[string]string{filepath.ToSlash(rel): string(data)})
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("copy example: %v", err)
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/internal/gittest"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -16,9 +17,9 @@ import (
 // a new job carries B's.
 func TestSelfPinAcrossSync(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := newRepo(t)
-		r.writeExample(t)
-		a := r.commitPush(t, "A")
+		r := gittest.New(t)
+		r.CopyDir(t, gittest.Example("hello"))
+		a := r.CommitPush(t, "A")
 		e.addSource(t, r)
 		e.sync(t)
 
@@ -34,12 +35,12 @@ func TestSelfPinAcrossSync(t *testing.T) {
 		// Commit B: greet needs "lang", times out after 30s, runs on tag gpu.
 		yaml := readFile(t, r, "windforce.yaml")
 		yaml = strings.Replace(yaml, "        timeout: 10s\n", "        timeout: 30s\n        tag: gpu\n", 1)
-		r.write(t, map[string]string{
+		r.Write(t, map[string]string{
 			"windforce.yaml": yaml,
 			"schemas/greet.input.json": `{"type":"object","required":["name","lang"],` +
 				`"properties":{"name":{"type":"string"},"lang":{"type":"string"}}}`,
 		})
-		b := r.commitPush(t, "B")
+		b := r.CommitPush(t, "B")
 		if res := e.sync(t); res.Commit != b {
 			t.Fatalf("sync B = %+v", res)
 		}
@@ -72,7 +73,7 @@ func TestSelfPinAcrossSync(t *testing.T) {
 	})
 }
 
-func readFile(t *testing.T, r *repo, p string) string {
+func readFile(t *testing.T, r *gittest.Repo, p string) string {
 	t.Helper()
-	return git(t, r.work, "show", "HEAD:"+p)
+	return gittest.Git(t, r.Work, "show", "HEAD:"+p)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/internal/gittest"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/source"
 )
@@ -18,9 +19,9 @@ import (
 // pushed commit, and the cache holds the tree with its marker.
 func TestSyncGood(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := newRepo(t)
-		r.writeExample(t)
-		commit := r.commitPush(t, "hello")
+		r := gittest.New(t)
+		r.CopyDir(t, gittest.Example("hello"))
+		commit := r.CommitPush(t, "hello")
 		e.addSource(t, r)
 
 		res := e.sync(t)
@@ -80,19 +81,19 @@ func paths(files []objectcache.File) []string {
 func TestSyncBadCommit(t *testing.T) {
 	cases := []struct {
 		name   string
-		change func(t *testing.T, r *repo)
+		change func(t *testing.T, r *gittest.Repo)
 		want   string
 	}{
-		{"bad manifest", func(t *testing.T, r *repo) {
-			r.write(t, map[string]string{"windforce.yaml": "apps:\n  hello:\n    entrypoint: src/main.ts\n    runtime: java\n    actions: {a: {}}\n"})
+		{"bad manifest", func(t *testing.T, r *gittest.Repo) {
+			r.Write(t, map[string]string{"windforce.yaml": "apps:\n  hello:\n    entrypoint: src/main.ts\n    runtime: java\n    actions: {a: {}}\n"})
 		}, `windforce.yaml: apps.hello.runtime: unknown runtime "java"`},
-		{"missing schema", func(t *testing.T, r *repo) {
-			if err := os.Remove(filepath.Join(r.work, "schemas", "greet.input.json")); err != nil {
+		{"missing schema", func(t *testing.T, r *gittest.Repo) {
+			if err := os.Remove(filepath.Join(r.Work, "schemas", "greet.input.json")); err != nil {
 				t.Fatal(err)
 			}
 		}, "apps.hello.actions.greet.input_schema: schema file schemas/greet.input.json does not exist"},
-		{"escaping symlink", func(t *testing.T, r *repo) {
-			if err := os.Symlink("../../../../etc/passwd", filepath.Join(r.work, "src", "passwd")); err != nil {
+		{"escaping symlink", func(t *testing.T, r *gittest.Repo) {
+			if err := os.Symlink("../../../../etc/passwd", filepath.Join(r.Work, "src", "passwd")); err != nil {
 				t.Fatal(err)
 			}
 		}, "src/passwd: symbolic link points outside the repository"},
@@ -100,14 +101,14 @@ func TestSyncBadCommit(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			forEachBackend(t, func(t *testing.T, e *env) {
-				r := newRepo(t)
-				r.writeExample(t)
-				good := r.commitPush(t, "good")
+				r := gittest.New(t)
+				r.CopyDir(t, gittest.Example("hello"))
+				good := r.CommitPush(t, "good")
 				e.addSource(t, r)
 				e.sync(t)
 
 				c.change(t, r)
-				bad := r.commitPush(t, "bad")
+				bad := r.CommitPush(t, "bad")
 				_, err := e.syncer.Sync(t.Context(), ws, "main")
 				var se *source.SyncError
 				if !errors.As(err, &se) || se.Step != source.StepValidate || !se.UserError() || se.Commit != bad {
@@ -133,14 +134,14 @@ func TestSyncBadCommit(t *testing.T) {
 // commit's tree is invisible; the next sync completes it.
 func TestSyncStoppedBeforeMarker(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := newRepo(t)
-		r.writeExample(t)
-		a := r.commitPush(t, "A")
+		r := gittest.New(t)
+		r.CopyDir(t, gittest.Example("hello"))
+		a := r.CommitPush(t, "A")
 		e.addSource(t, r)
 		e.sync(t)
 
-		r.write(t, map[string]string{"src/extra.ts": "export const x = 1;\n"})
-		b := r.commitPush(t, "B")
+		r.Write(t, map[string]string{"src/extra.ts": "export const x = 1;\n"})
+		b := r.CommitPush(t, "B")
 		crash := errors.New("simulated crash between tree and marker")
 		e.cache.SetBeforeMarker(func(ctx context.Context, k objectcache.Key) error {
 			// The tree is written, the marker is not: nothing names B yet.
@@ -177,9 +178,9 @@ func TestSyncStoppedBeforeMarker(t *testing.T) {
 // agree; the tree is written once.
 func TestSyncConcurrent(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := newRepo(t)
-		r.writeExample(t)
-		commit := r.commitPush(t, "A")
+		r := gittest.New(t)
+		r.CopyDir(t, gittest.Example("hello"))
+		commit := r.CommitPush(t, "A")
 		e.addSource(t, r)
 		var mu sync.Mutex
 		writes := 0
@@ -221,8 +222,8 @@ func TestSyncConcurrent(t *testing.T) {
 // TestSyncFetchError: an unreachable remote fails at fetch and is recorded.
 func TestSyncFetchError(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := newRepo(t)
-		r.url = "file://" + filepath.Join(t.TempDir(), "missing.git")
+		r := gittest.New(t)
+		r.URL = "file://" + filepath.Join(t.TempDir(), "missing.git")
 		e.addSource(t, r)
 		_, err := e.syncer.Sync(t.Context(), ws, "main")
 		var se *source.SyncError

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/windforce/windforce/internal/gittest"
 	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/source/manifest"
 )
@@ -15,9 +16,9 @@ import (
 // ignored.
 func TestHook(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := newRepo(t)
-		r.writeExample(t)
-		commit := r.commitPush(t, "A")
+		r := gittest.New(t)
+		r.CopyDir(t, gittest.Example("hello"))
+		commit := r.CommitPush(t, "A")
 		e.addSource(t, r)
 		res, err := e.syncer.Hook(t.Context(), ws, "main", "refs/heads/other")
 		if err != nil || !res.Ignored {
@@ -36,9 +37,9 @@ func TestHook(t *testing.T) {
 // TestPoller: the poller picks up a new commit without being asked.
 func TestPoller(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := newRepo(t)
-		r.writeExample(t)
-		a := r.commitPush(t, "A")
+		r := gittest.New(t)
+		r.CopyDir(t, gittest.Example("hello"))
+		a := r.CommitPush(t, "A")
 		e.addSource(t, r)
 		passes := make(chan source.PassResult, 100)
 		p := &source.Poller{Syncer: e.syncer, Interval: 20 * time.Millisecond,
@@ -51,8 +52,8 @@ func TestPoller(t *testing.T) {
 			t.Fatalf("second Start: %v", err)
 		}
 		waitCommit(t, passes, a)
-		r.write(t, map[string]string{"README.md": "v2\n"})
-		b := r.commitPush(t, "B")
+		r.Write(t, map[string]string{"README.md": "v2\n"})
+		b := r.CommitPush(t, "B")
 		waitCommit(t, passes, b)
 		p.Stop()
 		p.Stop() // idempotent
@@ -92,9 +93,9 @@ func waitCommit(t *testing.T, passes <-chan source.PassResult, commit string) {
 // shows the change and the remote holds the commit.
 func TestDeploy(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := newRepo(t)
-		r.writeExample(t)
-		r.commitPush(t, "A")
+		r := gittest.New(t)
+		r.CopyDir(t, gittest.Example("hello"))
+		r.CommitPush(t, "A")
 		e.addSource(t, r)
 		e.sync(t)
 		yaml := readFile(t, r, "windforce.yaml") + "\n      shout: {}\n"
@@ -106,7 +107,7 @@ func TestDeploy(t *testing.T) {
 		if err != nil {
 			t.Fatalf("deploy: %v", err)
 		}
-		head := git(t, r.bare, "rev-parse", "refs/heads/main")
+		head := gittest.Git(t, r.Bare, "rev-parse", "refs/heads/main")
 		if res.Commit != head {
 			t.Fatalf("deploy synced %s, remote head is %s", res.Commit, head)
 		}
@@ -114,10 +115,10 @@ func TestDeploy(t *testing.T) {
 		if len(apps[0].Actions) != 4 || apps[0].Actions[2].Key != "shout" {
 			t.Fatalf("deployed action missing: %d actions", len(apps[0].Actions))
 		}
-		if msg := git(t, r.bare, "log", "-1", "--format=%s%n%an"); msg != "add shout\nwindforce" {
+		if msg := gittest.Git(t, r.Bare, "log", "-1", "--format=%s%n%an"); msg != "add shout\nwindforce" {
 			t.Fatalf("commit = %q", msg)
 		}
-		if out := git(t, r.bare, "ls-tree", "-r", "--name-only", "HEAD"); strings.Contains(out, "README.md") || !strings.Contains(out, "notes/new.txt") {
+		if out := gittest.Git(t, r.Bare, "ls-tree", "-r", "--name-only", "HEAD"); strings.Contains(out, "README.md") || !strings.Contains(out, "notes/new.txt") {
 			t.Fatalf("tree after deploy:\n%s", out)
 		}
 
