@@ -39,6 +39,7 @@ const usage = `windforce runs code from git as durable jobs.
 
 Usage:
   windforce migrate [--database-url URL]   apply database migrations
+  windforce server [--listen ADDR]         HTTP API, reaper, retention sweep, source poller
   windforce worker [--tags T] [--concurrency N]
                                            run jobs of the pinned commits (bun, node, python, command)
   windforce bench --database-url URL       measure the queue with no-op jobs
@@ -62,6 +63,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return nil
 	case "migrate":
 		return runMigrate(ctx, args[1:], stdout, stderr)
+	case "server":
+		return RunServer(ctx, args[1:], stdout, stderr)
 	case "worker":
 		return RunWorker(ctx, args[1:], stdout, stderr)
 	case "bench":

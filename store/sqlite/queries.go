@@ -82,10 +82,12 @@ var (
 		qCatalogPutSource, qCatalogSyncError, qCatalogSourceExists, qCatalogAppOwners,
 		qCatalogDeleteActions, qCatalogDeleteApps, qCatalogInsertApp, qCatalogInsertAction,
 		qCatalogSourceSynced, qCatalogResolve,
+		qAuthCreateToken, qAuthRevokeToken,
 	}
 	readerQueries = []query{
 		qGetJob, qLogs, qAudit, qHealth,
 		qCatalogGetSource, qCatalogListSources, qCatalogListApps, qCatalogListActions,
+		qAuthTokenByHash, qAuthLeaseLive,
 	}
 	migrationQueries = []query{qMigrateTable, qMigrateRecord, qMigrateExists, qSchemaVersion}
 )

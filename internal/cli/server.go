@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/windforce/windforce/objectcache"
+	"github.com/windforce/windforce/server"
+	"github.com/windforce/windforce/source"
+	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store"
+)
+
+// serverFlags is the configuration of `windforce server`; every flag has
+// its WINDFORCE_* variable (DESIGN §1).
+type serverFlags struct {
+	listen, dbURL, objectCache, secret, adminToken, maxInput        string
+	syncInterval, retention, zombieTimeout, reaperInterval, maxWait time.Duration
+	restartLimit                                                    int
+}
+
+func parseServerFlags(args []string, stderr io.Writer) (*serverFlags, error) {
+	f := &serverFlags{}
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP address (WINDFORCE_LISTEN)")
+	fs.StringVar(&f.dbURL, "database-url", store.DefaultURL, "postgres://… or sqlite://PATH (WINDFORCE_DATABASE_URL)")
+	fs.StringVar(&f.objectCache, "object-cache", objectcache.DefaultSpec, "file://DIR or postgres (WINDFORCE_OBJECT_CACHE)")
+	fs.StringVar(&f.secret, "secret", "", "key that verifies WF_TOKEN; prefer the variable (WINDFORCE_SECRET)")
+	fs.StringVar(&f.adminToken, "admin-token", "", "bootstrap admin token, every workspace; prefer the variable (WINDFORCE_ADMIN_TOKEN)")
+	fs.StringVar(&f.maxInput, "max-input-bytes", "1MiB", "largest request body (WINDFORCE_MAX_INPUT_BYTES)")
+	fs.DurationVar(&f.syncInterval, "sync-interval", 60*time.Second, "periodic poll of git sources, 0 = off (WINDFORCE_SYNC_INTERVAL)")
+	fs.DurationVar(&f.retention, "retention", 168*time.Hour, "how long finished jobs are kept (WINDFORCE_RETENTION)")
+	fs.DurationVar(&f.zombieTimeout, "zombie-timeout", 60*time.Second, "a running job without a heartbeat this long is reaped (WINDFORCE_ZOMBIE_TIMEOUT)")
+	fs.DurationVar(&f.reaperInterval, "reaper-interval", 15*time.Second, "reaper pass interval (WINDFORCE_REAPER_INTERVAL)")
+	fs.IntVar(&f.restartLimit, "restart-limit", 3, "restarts of a job whose worker died before it fails (WINDFORCE_RESTART_LIMIT)")
+	fs.DurationVar(&f.maxWait, "max-wait", server.DefaultMaxWait, "longest ?wait= on run (WINDFORCE_MAX_WAIT)")
+	if err := applyEnv(fs); err != nil {
+		return nil, err
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	if f.restartLimit < 0 || f.zombieTimeout <= 0 || f.reaperInterval <= 0 || f.retention <= 0 {
+		return nil, &UsageError{Msg: "--zombie-timeout, --reaper-interval and --retention must be positive, --restart-limit at least 0"}
+	}
+	return f, nil
+}
+
+// RunServer runs `windforce server`: it migrates the database, starts the
+// reaper, the retention sweeper and the source poller, and serves the HTTP
+// API until ctx ends, then shuts down gracefully (in-flight requests get
+// a few seconds, then the services stop).
+func RunServer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseServerFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	maxInput, err := parseSize(f.maxInput)
+	if err != nil {
+		return &UsageError{Msg: err.Error()}
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	opened, err := store.Open(ctx, f.dbURL, log)
+	if err != nil {
+		return err
+	}
+	defer opened.Close()
+	s, ok := opened.(server.Store)
+	if !ok {
+		return fmt.Errorf("store for %s does not serve the API (no catalog or token store)", f.dbURL)
+	}
+	if err := s.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if err := s.SetZombieTimeout(ctx, f.zombieTimeout); err != nil {
+		return fmt.Errorf("record zombie timeout: %w", err)
+	}
+	cache, err := objectcache.Open(f.objectCache, s)
+	if err != nil {
+		return fmt.Errorf("open object cache: %w", err)
+	}
+	syncer := &source.Syncer{Catalog: s, Cache: cache, Logger: log}
+	api, err := server.New(server.Config{Store: s, Syncer: syncer, Secret: []byte(f.secret),
+		AdminToken: f.adminToken, MaxInputBytes: maxInput, MaxWait: f.maxWait, Logger: log})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", f.listen, err)
+	}
+	stop, err := startServices(context.WithoutCancel(ctx), f, s, syncer, log)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	defer stop()
+	return serve(ctx, ln, api.Handler(), stdout, log)
+}
+
+// startServices starts the reaper, the sweeper and the source poller; the
+// returned function stops them all and waits.
+func startServices(ctx context.Context, f *serverFlags, s spine.Store, syncer *source.Syncer, log *slog.Logger) (func(), error) {
+	reaper := &spine.Reaper{Store: s, Interval: f.reaperInterval, ZombieTimeout: f.zombieTimeout,
+		RestartLimit: f.restartLimit, Logger: log}
+	sweeper := &spine.Sweeper{Store: s, Retention: f.retention, Logger: log}
+	poller := &source.Poller{Syncer: syncer, Interval: f.syncInterval, Logger: log}
+	var stops []func()
+	stopAll := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	for _, svc := range []struct {
+		name  string
+		start func(context.Context) error
+		stop  func()
+	}{{"reaper", reaper.Start, reaper.Stop}, {"sweeper", sweeper.Start, sweeper.Stop}, {"source poller", poller.Start, poller.Stop}} {
+		if err := svc.start(ctx); err != nil {
+			stopAll()
+			return nil, fmt.Errorf("start %s: %w", svc.name, err)
+		}
+		stops = append(stops, svc.stop)
+	}
+	return stopAll, nil
+}
+
+// serve serves h on ln until ctx ends, then shuts down: no new
+// connections, in-flight requests get shutdownGrace.
+func serve(ctx context.Context, ln net.Listener, h http.Handler, stdout io.Writer, log *slog.Logger) error {
+	// Request contexts end when shutdown starts, so ?wait long-polls answer
+	// 202 at once instead of holding the shutdown.
+	base, endRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer endRequests()
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return base },
+		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "windforce server listening on http://%s\n", ln.Addr())
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining in-flight requests", "grace", shutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	endRequests()
+	err := srv.Shutdown(sctx)
+	if serr := <-done; !errors.Is(serr, http.ErrServerClosed) && serr != nil {
+		err = errors.Join(err, serr)
+	}
+	if err != nil {
+		return fmt.Errorf("shut down: %w", err)
+	}
+	return nil
+}
+
+// shutdownGrace is how long in-flight requests (a ?wait long-poll) may
+// finish after the server is asked to stop.
+const shutdownGrace = 10 * time.Second

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// readBody reads a request body of at most limit bytes. A declared
+// Content-Length over the limit is refused before anything is read, and
+// http.MaxBytesReader stops an undeclared (chunked) body at the limit, so
+// an oversized body is never held whole in memory (413).
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, tooLarge(limit)
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge(limit)
+		}
+		return nil, errorf(http.StatusBadRequest, CodeBadRequest, "read request body: %v", err)
+	}
+	return data, nil
+}
+
+func tooLarge(limit int64) *Error {
+	e := errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body over the limit of %d bytes (WINDFORCE_MAX_INPUT_BYTES)", limit)
+	e.Details = map[string]any{"limit": limit}
+	return e
+}
+
+// checkJSON refuses a body that is not one valid JSON value in UTF-8 or
+// that holds a NUL character anywhere (raw or escaped as \u0000): Postgres
+// jsonb refuses NUL, so both databases refuse it up front (400).
+func checkJSON(data []byte) error {
+	if !utf8.Valid(data) {
+		return errorf(http.StatusBadRequest, CodeBadRequest, "request body is not valid UTF-8")
+	}
+	if !json.Valid(data) {
+		return errorf(http.StatusBadRequest, CodeBadRequest, "request body is not valid JSON")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return errorf(http.StatusBadRequest, CodeBadRequest, "request body is not valid JSON: %v", err)
+	}
+	if hasNUL(v) {
+		return errorf(http.StatusBadRequest, CodeBadRequest, "request body holds a NUL character (\\u0000), which windforce refuses")
+	}
+	return nil
+}
+
+// hasNUL reports whether a decoded JSON value holds NUL in a string or key.
+func hasNUL(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return strings.ContainsRune(t, 0)
+	case []any:
+		for _, e := range t {
+			if hasNUL(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, e := range t {
+			if strings.ContainsRune(k, 0) || hasNUL(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decodeOptional decodes a small JSON request body into dst; an empty
+// body leaves dst as it is. Unknown fields are refused so a typo is seen.
+func decodeOptional(w http.ResponseWriter, r *http.Request, limit int64, dst any) error {
+	data, err := readBody(w, r, limit)
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	if err := checkJSON(data); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return errorf(http.StatusBadRequest, CodeBadRequest, "request body: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,195 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/source"
+	"github.com/windforce/windforce/spine"
+)
+
+// sourceView is the source shape of DESIGN §4.
+type sourceView struct {
+	ID       string     `json:"id"`
+	URL      string     `json:"url"`
+	Branch   string     `json:"branch"`
+	Commit   string     `json:"commit"`
+	SyncedAt *time.Time `json:"synced_at"`
+	Error    string     `json:"error"`
+}
+
+func viewSource(src catalog.Source) sourceView {
+	return sourceView{ID: src.ID, URL: src.URL, Branch: src.Branch, Commit: src.Commit, SyncedAt: src.SyncedAt, Error: src.Error}
+}
+
+// actionView is one action of the catalog with its schemas.
+type actionView struct {
+	Action       string             `json:"action"`
+	InputSchema  json.RawMessage    `json:"input_schema"`
+	OutputSchema json.RawMessage    `json:"output_schema"`
+	Timeout      string             `json:"timeout"`
+	Tag          string             `json:"tag"`
+	Retry        *spine.RetryPolicy `json:"retry"`
+}
+
+// appView is one app of the catalog: where its code is, its defaults and
+// its actions with the values a job of each would pin.
+type appView struct {
+	App        string            `json:"app"`
+	Source     string            `json:"git_source_id"`
+	CommitSHA  string            `json:"commit_sha"`
+	Entrypoint string            `json:"entrypoint"`
+	Runtime    string            `json:"runtime"`
+	Timeout    string            `json:"timeout"`
+	Tag        string            `json:"tag"`
+	Retry      spine.RetryPolicy `json:"retry"`
+	UpdatedAt  time.Time         `json:"updated_at"`
+	Actions    []actionView      `json:"actions"`
+}
+
+func viewApp(a catalog.App) appView {
+	v := appView{App: a.Key, Source: a.SourceID, CommitSHA: a.CommitSHA, Entrypoint: a.Entrypoint, Runtime: a.Runtime,
+		Timeout: a.Timeout.String(), Tag: a.Tag, Retry: a.Retry, UpdatedAt: a.UpdatedAt, Actions: []actionView{}}
+	for _, act := range a.Actions {
+		p := catalog.Pin(a, act)
+		retry := p.Retry
+		v.Actions = append(v.Actions, actionView{Action: act.Key, InputSchema: act.InputSchema,
+			OutputSchema: act.OutputSchema, Timeout: p.Timeout.String(), Tag: p.Tag, Retry: &retry})
+	}
+	return v
+}
+
+func viewApps(apps []catalog.App) []appView {
+	out := make([]appView, 0, len(apps))
+	for _, a := range apps {
+		out = append(out, viewApp(a))
+	}
+	return out
+}
+
+// listSources answers {"sources":[…]}.
+func (s *Server) listSources(_ http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
+	srcs, err := s.cfg.Store.ListSources(r.Context(), r.PathValue("ws"))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sourceView, 0, len(srcs))
+	for _, src := range srcs {
+		out = append(out, viewSource(src))
+	}
+	return map[string]any{"sources": out}, nil
+}
+
+// addSource creates (or updates) a source from {"id","url","branch"};
+// it does not sync. A bad id, URL or branch is 422.
+func (s *Server) addSource(w http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
+	var body struct {
+		ID     string `json:"id"`
+		URL    string `json:"url"`
+		Branch string `json:"branch"`
+	}
+	if err := decodeOptional(w, r, s.cfg.MaxInputBytes, &body); err != nil {
+		return nil, err
+	}
+	if body.Branch == "" {
+		body.Branch = "main"
+	}
+	invalid := func(err error) error {
+		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeInvalidInput, Message: err.Error(), Err: err}
+	}
+	if strings.TrimSpace(body.ID) == "" || body.URL == "" {
+		return nil, invalid(errors.New("a source needs an id and a url"))
+	}
+	if err := source.ValidateRemote(body.URL, body.Branch); err != nil {
+		return nil, invalid(err)
+	}
+	src := catalog.Source{Workspace: r.PathValue("ws"), ID: body.ID, URL: body.URL, Branch: body.Branch}
+	if err := s.cfg.Syncer.AddSource(r.Context(), src); err != nil {
+		if errors.Unwrap(err) == nil { // AddSource's own validation: a bad id
+			return nil, invalid(err)
+		}
+		return nil, fmt.Errorf("add source: %w", err)
+	}
+	got, err := s.cfg.Store.GetSource(r.Context(), src.Workspace, src.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &reply{status: http.StatusCreated, body: viewSource(got)}, nil
+}
+
+// syncResult is {"commit","apps":[…]}; apps are the source's apps now.
+func (s *Server) syncResult(r *http.Request, id string, res source.Result) (any, error) {
+	apps := res.Apps
+	if apps == nil {
+		all, err := s.cfg.Store.ListApps(r.Context(), r.PathValue("ws"))
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range all {
+			if a.SourceID == id {
+				apps = append(apps, a)
+			}
+		}
+	}
+	return map[string]any{"commit": res.Commit, "apps": viewApps(apps), "unchanged": res.Unchanged, "ignored": res.Ignored}, nil
+}
+
+// syncSource syncs the source's branch head now: {"commit","apps"}, or 422
+// with the step and reason when the source's content is at fault.
+func (s *Server) syncSource(_ http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
+	id := r.PathValue("id")
+	res, err := s.cfg.Syncer.Sync(r.Context(), r.PathValue("ws"), id)
+	if err != nil {
+		return nil, err
+	}
+	return s.syncResult(r, id, res)
+}
+
+// hookSource handles a push hook: {"ref"} (a GitHub or Gitea push payload
+// carries it too); a push to another branch is ignored.
+func (s *Server) hookSource(w http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
+	data, err := readBody(w, r, s.cfg.MaxInputBytes)
+	if err != nil {
+		return nil, err
+	}
+	var body struct {
+		Ref string `json:"ref"`
+	}
+	if strings.TrimSpace(string(data)) != "" {
+		if err := checkJSON(data); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(data, &body); err != nil {
+			return nil, errorf(http.StatusBadRequest, CodeBadRequest, "push hook body: %v", err)
+		}
+	}
+	id := r.PathValue("id")
+	res, err := s.cfg.Syncer.Hook(r.Context(), r.PathValue("ws"), id, body.Ref)
+	if err != nil {
+		return nil, err
+	}
+	return s.syncResult(r, id, res)
+}
+
+// listApps answers {"apps":[…]} with actions and schemas.
+func (s *Server) listApps(_ http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
+	apps, err := s.cfg.Store.ListApps(r.Context(), r.PathValue("ws"))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"apps": viewApps(apps)}, nil
+}
+
+// getApp answers one app with its actions; 404 when unknown.
+func (s *Server) getApp(_ http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
+	a, err := s.cfg.Store.GetApp(r.Context(), r.PathValue("ws"), r.PathValue("app"))
+	if err != nil {
+		return nil, err
+	}
+	return viewApp(a), nil
+}

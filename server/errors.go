@@ -1,0 +1,85 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/windforce/windforce/auth"
+	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/source"
+	"github.com/windforce/windforce/spine"
+)
+
+// Error codes of the error body, one per status the API answers.
+const (
+	CodeBadRequest   = "bad_request"
+	CodeUnauthorized = "unauthorized"
+	CodeForbidden    = "forbidden"
+	CodeNotFound     = "not_found"
+	CodeConflict     = "conflict"
+	CodeTooLarge     = "payload_too_large"
+	CodeInvalidInput = "invalid_input"
+	CodeSyncFailed   = "sync_failed"
+	CodeUnavailable  = "unavailable"
+	CodeInternal     = "internal"
+)
+
+// Error is an API error: the status it answers with and the error body
+// {"error":{"code","message","details"}}. Handlers return it, or a typed
+// error of the layers below that toAPIError maps to one.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+	Details map[string]any
+	// Err is the cause, logged for server errors and never shown.
+	Err error
+}
+
+// Error reads "404 not_found: no job …".
+func (e *Error) Error() string {
+	return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// errorf builds an API error with a formatted message and no details.
+func errorf(status int, code, format string, args ...any) *Error {
+	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// toAPIError maps an error to its status and code: the typed errors of
+// spine, catalog, source and auth; anything else is a 500 whose cause is
+// logged, not shown.
+func toAPIError(err error) *Error {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var ie *catalog.InputError
+	if errors.As(err, &ie) {
+		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeInvalidInput, Err: err,
+			Message: "input does not match the action's input schema",
+			Details: map[string]any{"fields": ie.Fields}}
+	}
+	var se *source.SyncError
+	if errors.As(err, &se) {
+		status := http.StatusBadGateway
+		if se.UserError() {
+			status = http.StatusUnprocessableEntity
+		}
+		return &Error{Status: status, Code: CodeSyncFailed, Message: se.Message(), Err: err,
+			Details: map[string]any{"source": se.Source, "step": se.Step, "commit": se.Commit}}
+	}
+	switch {
+	case errors.Is(err, spine.ErrNotFound), errors.Is(err, catalog.ErrNotFound), errors.Is(err, auth.ErrNotFound):
+		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: err.Error(), Err: err}
+	case errors.Is(err, spine.ErrConflict), errors.Is(err, catalog.ErrConflict):
+		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: err.Error(), Err: err}
+	case errors.Is(err, spine.ErrInvalid):
+		return &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: err.Error(), Err: err}
+	}
+	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error", Err: err}
+}

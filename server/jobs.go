@@ -1,0 +1,219 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/spine"
+)
+
+// runQuery is the decoded query of POST …/jobs/run/{app}/{action}.
+type runQuery struct {
+	wait         time.Duration
+	coalesceKey  string
+	priority     int
+	scheduledFor time.Time
+}
+
+// parseRunQuery reads ?wait, ?coalesce_key, ?priority, ?scheduled_for;
+// a malformed value is 400.
+func (s *Server) parseRunQuery(r *http.Request) (runQuery, error) {
+	q := r.URL.Query()
+	var rq runQuery
+	if v := q.Get("wait"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return rq, errorf(http.StatusBadRequest, CodeBadRequest, "?wait=%q: want a Go duration like 30s", v)
+		}
+		rq.wait = min(d, s.cfg.MaxWait)
+	}
+	rq.coalesceKey = q.Get("coalesce_key")
+	if strings.ContainsRune(rq.coalesceKey, 0) {
+		return rq, errorf(http.StatusBadRequest, CodeBadRequest, "?coalesce_key holds a NUL character")
+	}
+	if v := q.Get("priority"); v != "" {
+		p, err := strconv.ParseInt(v, 10, 32)
+		if err != nil {
+			return rq, errorf(http.StatusBadRequest, CodeBadRequest, "?priority=%q: want an integer", v)
+		}
+		rq.priority = int(p)
+	}
+	if v := q.Get("scheduled_for"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return rq, errorf(http.StatusBadRequest, CodeBadRequest, "?scheduled_for=%q: want an RFC 3339 time", v)
+		}
+		rq.scheduledFor = t
+	}
+	return rq, nil
+}
+
+// runJob enqueues (app, action) through the one enqueue path: trigger api
+// (cli with X-Windforce-Trigger: cli; child for a job token). 201 {"id"};
+// with ?wait, 200 with the outcome once finished or 202 {"id","status"}.
+func (s *Server) runJob(w http.ResponseWriter, r *http.Request, c *caller) (any, error) {
+	rq, err := s.parseRunQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	body, err := readBody(w, r, s.cfg.MaxInputBytes)
+	if err != nil {
+		return nil, err
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		body = []byte("{}")
+	}
+	if err := checkJSON(body); err != nil {
+		return nil, err
+	}
+	req := catalog.EnqueueRequest{
+		Workspace: r.PathValue("ws"), App: r.PathValue("app"), Action: r.PathValue("action"),
+		TriggerKind: spine.TriggerAPI, CreatedBy: c.name(), Input: body,
+		Priority: rq.priority, ScheduledFor: rq.scheduledFor, CoalesceKey: rq.coalesceKey,
+	}
+	switch {
+	case c.job != nil:
+		req.TriggerKind, req.TriggerRef = spine.TriggerChild, c.job.JobID.String()
+	case strings.EqualFold(r.Header.Get("X-Windforce-Trigger"), "cli"):
+		req.TriggerKind = spine.TriggerCLI
+	}
+	res, err := s.cfg.Store.EnqueueAction(r.Context(), req)
+	if err != nil {
+		return nil, err
+	}
+	if rq.wait <= 0 {
+		return &reply{status: http.StatusCreated, body: map[string]any{"id": res.ID.String()}}, nil
+	}
+	return s.wait(r, req.Workspace, res.ID, rq.wait)
+}
+
+// wait polls the job until it finishes or d passes (or the client goes).
+func (s *Server) wait(r *http.Request, ws string, id uuid.UUID, d time.Duration) (any, error) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	interval := 20 * time.Millisecond
+	for {
+		j, err := s.cfg.Store.GetJob(r.Context(), ws, id)
+		if err != nil {
+			return nil, err
+		}
+		if j.Status.Terminal() {
+			return outcome(j), nil
+		}
+		tick := time.NewTimer(interval)
+		select {
+		case <-r.Context().Done(): // client gone or server shutting down
+			tick.Stop()
+			return &reply{status: http.StatusAccepted, body: outcome(j)}, nil
+		case <-deadline.C:
+			tick.Stop()
+			return &reply{status: http.StatusAccepted, body: outcome(j)}, nil
+		case <-tick.C:
+		}
+		interval = min(interval*2, 500*time.Millisecond)
+	}
+}
+
+// jobID parses the path's {id}; a malformed id names no job (404).
+func jobID(r *http.Request) (uuid.UUID, error) {
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err != nil {
+		return uuid.Nil, errorf(http.StatusNotFound, CodeNotFound, "no job %q in workspace %q", r.PathValue("id"), r.PathValue("ws"))
+	}
+	return id, nil
+}
+
+// lookup reads the path's job in the path's workspace.
+func (s *Server) lookup(r *http.Request) (spine.Job, error) {
+	id, err := jobID(r)
+	if err != nil {
+		return spine.Job{}, err
+	}
+	return s.cfg.Store.GetJob(r.Context(), r.PathValue("ws"), id)
+}
+
+// getJob answers the job shape of DESIGN §4.
+func (s *Server) getJob(_ http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
+	j, err := s.lookup(r)
+	if err != nil {
+		return nil, err
+	}
+	return viewJob(j), nil
+}
+
+// getResult answers 200 with the outcome of a finished job, 202 {"status"}
+// while it is queued or running.
+func (s *Server) getResult(_ http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
+	j, err := s.lookup(r)
+	if err != nil {
+		return nil, err
+	}
+	if !j.Status.Terminal() {
+		return &reply{status: http.StatusAccepted, body: outcome(j)}, nil
+	}
+	return outcome(j), nil
+}
+
+// getLogs answers the job's output as text.
+func (s *Server) getLogs(_ http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
+	j, err := s.lookup(r)
+	if err != nil {
+		return nil, err
+	}
+	chunks, err := s.cfg.Store.Logs(r.Context(), j.ID, 0)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for _, ch := range chunks {
+		b.WriteString(ch.Data)
+	}
+	return text(b.String()), nil
+}
+
+// cancelJob cancels a job ({"reason"}): a waiting one at once, a running
+// one through its worker; 409 for a finished job.
+func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, c *caller) (any, error) {
+	var body struct {
+		Reason string `json:"reason"`
+	}
+	if err := decodeOptional(w, r, s.cfg.MaxInputBytes, &body); err != nil {
+		return nil, err
+	}
+	id, err := jobID(r)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.cfg.Store.Cancel(r.Context(), spine.CancelParams{Workspace: r.PathValue("ws"), JobID: id, By: c.name(), Reason: body.Reason})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"id": id.String(), "status": out.Status}, nil
+}
+
+// reopenJob runs a failed (or, with force, canceled) job again under the
+// same id; operator scope only.
+func (s *Server) reopenJob(w http.ResponseWriter, r *http.Request, c *caller) (any, error) {
+	var body struct {
+		Reason string `json:"reason"`
+		Force  bool   `json:"force"`
+	}
+	if err := decodeOptional(w, r, s.cfg.MaxInputBytes, &body); err != nil {
+		return nil, err
+	}
+	id, err := jobID(r)
+	if err != nil {
+		return nil, err
+	}
+	err = s.cfg.Store.Reopen(r.Context(), spine.ReopenParams{Workspace: r.PathValue("ws"), JobID: id,
+		By: c.name(), Reason: body.Reason, Force: body.Force})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"id": id.String(), "status": spine.StatusQueued}, nil
+}

@@ -1,0 +1,82 @@
+package server
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// jobView is the job shape of DESIGN §4. Fields may be added, never
+// renamed; absent times and values are null.
+type jobView struct {
+	ID             string          `json:"id"`
+	Workspace      string          `json:"workspace"`
+	Status         spine.Status    `json:"status"`
+	App            string          `json:"app"`
+	Action         string          `json:"action"`
+	CommitSHA      string          `json:"commit_sha"`
+	GitSourceID    string          `json:"git_source_id"`
+	Entrypoint     string          `json:"entrypoint"`
+	Runtime        string          `json:"runtime"`
+	Tag            string          `json:"tag"`
+	Priority       int             `json:"priority"`
+	TriggerKind    string          `json:"trigger_kind"`
+	TriggerRef     string          `json:"trigger_ref"`
+	CreatedBy      string          `json:"created_by"`
+	Attempt        int             `json:"attempt"`
+	Restarts       int             `json:"restarts"`
+	Worker         string          `json:"worker"`
+	Input          json.RawMessage `json:"input"`
+	CoalesceKey    string          `json:"coalesce_key"`
+	Timeout        string          `json:"timeout"`
+	CreatedAt      time.Time       `json:"created_at"`
+	ScheduledFor   time.Time       `json:"scheduled_for"`
+	StartedAt      *time.Time      `json:"started_at"`
+	CompletedAt    *time.Time      `json:"completed_at"`
+	Result         json.RawMessage `json:"result"`
+	Error          *spine.JobError `json:"error"`
+	LastError      *spine.JobError `json:"last_error"`
+	CanceledBy     string          `json:"canceled_by"`
+	CanceledReason string          `json:"canceled_reason"`
+}
+
+// viewJob renders j in the API shape.
+func viewJob(j spine.Job) jobView {
+	return jobView{
+		ID: j.ID.String(), Workspace: j.Workspace, Status: j.Status,
+		App: j.Pin.AppKey, Action: j.Pin.ActionKey, CommitSHA: j.Pin.CommitSHA, GitSourceID: j.Pin.GitSourceID,
+		Entrypoint: j.Pin.Entrypoint, Runtime: j.Pin.Runtime, Tag: j.Pin.Tag, Priority: j.Priority,
+		TriggerKind: string(j.TriggerKind), TriggerRef: j.TriggerRef, CreatedBy: j.CreatedBy,
+		Attempt: j.Attempt, Restarts: j.Restarts, Worker: j.Worker, Input: j.Input,
+		CoalesceKey: j.CoalesceKey, Timeout: j.Pin.Timeout.String(),
+		CreatedAt: j.CreatedAt, ScheduledFor: j.ScheduledFor, StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
+		Result: j.Result, Error: j.Error, LastError: j.LastError,
+		CanceledBy: j.CanceledBy, CanceledReason: j.CanceledReason,
+	}
+}
+
+// outcome is the body of a finished or waited-on job: {"id","status"}
+// plus "result" on success or "error" otherwise, once finished.
+func outcome(j spine.Job) map[string]any {
+	out := map[string]any{"id": j.ID.String(), "status": j.Status}
+	if !j.Status.Terminal() {
+		return out
+	}
+	if j.Status == spine.StatusSuccess {
+		out["result"] = j.Result
+		if j.Result == nil {
+			out["result"] = nil
+		}
+		return out
+	}
+	e := j.Error
+	if e == nil {
+		e = &spine.JobError{Message: string(j.Status)}
+		if j.Status == spine.StatusCanceled && j.CanceledReason != "" {
+			e.Message = "canceled: " + j.CanceledReason
+		}
+	}
+	out["error"] = e
+	return out
+}

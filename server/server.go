@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/windforce/windforce/auth"
+	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/source"
+	"github.com/windforce/windforce/spine"
+)
+
+// Store is what the API needs of the database: the spine, the catalog,
+// API tokens, and the schema version for readiness. store/postgres and
+// store/sqlite implement it.
+type Store interface {
+	spine.Store
+	catalog.Store
+	auth.Store
+	SchemaVersion(ctx context.Context) (current, latest int, err error)
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxInputBytes = 1 << 20
+	DefaultMaxWait       = 5 * time.Minute
+)
+
+// Config is what a Server is built from.
+type Config struct {
+	Store Store
+	// Syncer syncs sources into the object cache and the catalog (Store).
+	Syncer *source.Syncer
+	// Secret verifies WF_TOKEN (WINDFORCE_SECRET); empty refuses every job token.
+	Secret []byte
+	// AdminToken is the bootstrap admin token (WINDFORCE_ADMIN_TOKEN),
+	// valid in every workspace with every scope; empty disables it.
+	AdminToken string
+	// MaxInputBytes bounds request bodies (WINDFORCE_MAX_INPUT_BYTES).
+	MaxInputBytes int64
+	// MaxWait bounds ?wait= on run.
+	MaxWait time.Duration
+	// Now is the clock for token expiry; nil means time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Server is the HTTP API. Build it with New and serve Handler().
+type Server struct {
+	cfg Config
+	log *slog.Logger
+	mux *http.ServeMux
+}
+
+// New builds a server over cfg.Store.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil || cfg.Syncer == nil {
+		return nil, errors.New("server: Config.Store and Config.Syncer are required")
+	}
+	if cfg.MaxInputBytes <= 0 {
+		cfg.MaxInputBytes = DefaultMaxInputBytes
+	}
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = DefaultMaxWait
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.routes()
+	return s, nil
+}
+
+// Handler is the API's http.Handler.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+func (s *Server) now() time.Time {
+	if s.cfg.Now != nil {
+		return s.cfg.Now()
+	}
+	return time.Now()
+}
+
+// routes registers DESIGN §4's routes of this slice.
+func (s *Server) routes() {
+	read := route{scope: auth.ScopeRead}
+	self := route{scope: auth.ScopeRead, job: jobSelf}
+	run := route{scope: auth.ScopeRun}
+	admin := route{scope: auth.ScopeAdmin}
+	const w = "/api/w/{ws}"
+	s.api("POST "+w+"/jobs/run/{app}/{action}", route{scope: auth.ScopeRun, job: jobChild}, s.runJob)
+	s.api("GET "+w+"/jobs/{id}", self, s.getJob)
+	s.api("GET "+w+"/jobs/{id}/result", self, s.getResult)
+	s.api("GET "+w+"/jobs/{id}/logs", self, s.getLogs)
+	s.api("POST "+w+"/jobs/{id}/cancel", run, s.cancelJob)
+	s.api("POST "+w+"/jobs/{id}/reopen", route{scope: auth.ScopeOperator}, s.reopenJob)
+	s.api("GET "+w+"/sources", read, s.listSources)
+	s.api("POST "+w+"/sources", admin, s.addSource)
+	s.api("POST "+w+"/sources/{id}/sync", admin, s.syncSource)
+	s.api("POST "+w+"/sources/{id}/hook", run, s.hookSource)
+	s.api("GET "+w+"/apps", read, s.listApps)
+	s.api("GET "+w+"/apps/{app}", read, s.getApp)
+	s.api("GET "+w+"/queue/health", read, s.queueHealth)
+	// Token creation checks the requested workspace itself.
+	s.api("POST /api/tokens", route{global: true, job: jobNone}, s.createToken)
+	s.api("DELETE /api/tokens/{id}", route{scope: auth.ScopeAdmin, global: true}, s.revokeToken)
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		s.respond(w, r, map[string]string{"status": "ok"}, nil)
+	})
+	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		v, err := s.ready(r)
+		s.respond(w, r, v, err)
+	})
+	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		s.respond(w, r, nil, errorf(http.StatusNotFound, CodeNotFound, "no route %s %s", r.Method, r.URL.Path))
+	})
+}
+
+// api registers h behind authentication and rt's checks.
+func (s *Server) api(pattern string, rt route, h handlerFunc) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.authenticate(r)
+		if err == nil {
+			err = s.authorize(r, c, rt)
+		}
+		if err != nil {
+			s.respond(w, r, nil, err)
+			return
+		}
+		v, err := h(w, r, c)
+		s.respond(w, r, v, err)
+	})
+}
+
+// ready answers /readyz: the database answers and its migrations are
+// current; 503 otherwise.
+func (s *Server) ready(r *http.Request) (any, error) {
+	current, latest, err := s.cfg.Store.SchemaVersion(r.Context())
+	if err != nil {
+		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "database unreachable", Err: err}
+	}
+	if current != latest {
+		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+			Message: "database migrations are not current", Details: map[string]any{"current": current, "latest": latest}}
+	}
+	return map[string]any{"status": "ready", "schema_version": current}, nil
+}
