@@ -76,6 +76,17 @@ func newEnv(d db, c cachetest.Cache, fc *objectcache.FileCache) *env {
 }
 
 // addSource registers repo's remote as source "main".
+// helloSource pushes examples/hello as the first commit of a new repo and
+// adds that repo as the source "main"; it returns the repo and the commit.
+func (e *env) helloSource(t *testing.T) (*gittest.Repo, string) {
+	t.Helper()
+	r := gittest.New(t)
+	r.CopyDir(t, gittest.Example("hello"))
+	commit := r.CommitPush(t, "A")
+	e.addSource(t, r)
+	return r, commit
+}
+
 func (e *env) addSource(t *testing.T, r *gittest.Repo) {
 	t.Helper()
 	if err := e.syncer.AddSource(t.Context(), catalog.Source{Workspace: ws, ID: "main", URL: r.URL, Branch: "main"}); err != nil {

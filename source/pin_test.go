@@ -17,10 +17,7 @@ import (
 // a new job carries B's.
 func TestSelfPinAcrossSync(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := gittest.New(t)
-		r.CopyDir(t, gittest.Example("hello"))
-		a := r.CommitPush(t, "A")
-		e.addSource(t, r)
+		r, a := e.helloSource(t)
 		e.sync(t)
 
 		req := catalog.EnqueueRequest{

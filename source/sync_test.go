@@ -19,10 +19,7 @@ import (
 // pushed commit, and the cache holds the tree with its marker.
 func TestSyncGood(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := gittest.New(t)
-		r.CopyDir(t, gittest.Example("hello"))
-		commit := r.CommitPush(t, "hello")
-		e.addSource(t, r)
+		_, commit := e.helloSource(t)
 
 		res := e.sync(t)
 		if res.Commit != commit || res.Unchanged || len(res.Apps) != 1 {
@@ -101,10 +98,7 @@ func TestSyncBadCommit(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			forEachBackend(t, func(t *testing.T, e *env) {
-				r := gittest.New(t)
-				r.CopyDir(t, gittest.Example("hello"))
-				good := r.CommitPush(t, "good")
-				e.addSource(t, r)
+				r, good := e.helloSource(t)
 				e.sync(t)
 
 				c.change(t, r)
@@ -134,10 +128,7 @@ func TestSyncBadCommit(t *testing.T) {
 // commit's tree is invisible; the next sync completes it.
 func TestSyncStoppedBeforeMarker(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := gittest.New(t)
-		r.CopyDir(t, gittest.Example("hello"))
-		a := r.CommitPush(t, "A")
-		e.addSource(t, r)
+		r, a := e.helloSource(t)
 		e.sync(t)
 
 		r.Write(t, map[string]string{"src/extra.ts": "export const x = 1;\n"})
@@ -178,10 +169,7 @@ func TestSyncStoppedBeforeMarker(t *testing.T) {
 // agree; the tree is written once.
 func TestSyncConcurrent(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := gittest.New(t)
-		r.CopyDir(t, gittest.Example("hello"))
-		commit := r.CommitPush(t, "A")
-		e.addSource(t, r)
+		_, commit := e.helloSource(t)
 		var mu sync.Mutex
 		writes := 0
 		e.cache.SetBeforeMarker(func(context.Context, objectcache.Key) error {

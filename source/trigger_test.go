@@ -16,10 +16,7 @@ import (
 // ignored.
 func TestHook(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := gittest.New(t)
-		r.CopyDir(t, gittest.Example("hello"))
-		commit := r.CommitPush(t, "A")
-		e.addSource(t, r)
+		_, commit := e.helloSource(t)
 		res, err := e.syncer.Hook(t.Context(), ws, "main", "refs/heads/other")
 		if err != nil || !res.Ignored {
 			t.Fatalf("hook for another branch = %+v, %v; want ignored", res, err)
@@ -37,10 +34,7 @@ func TestHook(t *testing.T) {
 // TestPoller: the poller picks up a new commit without being asked.
 func TestPoller(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := gittest.New(t)
-		r.CopyDir(t, gittest.Example("hello"))
-		a := r.CommitPush(t, "A")
-		e.addSource(t, r)
+		r, a := e.helloSource(t)
 		passes := make(chan source.PassResult, 100)
 		p := &source.Poller{Syncer: e.syncer, Interval: 20 * time.Millisecond,
 			OnPass: func(pr source.PassResult) { passes <- pr }}
@@ -93,10 +87,7 @@ func waitCommit(t *testing.T, passes <-chan source.PassResult, commit string) {
 // shows the change and the remote holds the commit.
 func TestDeploy(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		r := gittest.New(t)
-		r.CopyDir(t, gittest.Example("hello"))
-		r.CommitPush(t, "A")
-		e.addSource(t, r)
+		r, _ := e.helloSource(t)
 		e.sync(t)
 		yaml := readFile(t, r, "windforce.yaml") + "\n      shout: {}\n"
 		res, err := e.syncer.Deploy(t.Context(), ws, "main", source.DeployRequest{
