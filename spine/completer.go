@@ -108,30 +108,23 @@ func (c *completer) run() {
 // one job at a time, so one bad job cannot hold back the others.
 func (c *completer) flush(batch []CompleteParams) {
 	defer c.forget(batch)
-	deadline := time.Now().Add(c.w.cfg.WriteRetry)
-	delay := 50 * time.Millisecond
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		outs, err := c.w.cfg.Store.CompleteBatch(ctx, batch)
-		cancel()
-		switch {
-		case err == nil:
-			c.report(batch, outs)
-			return
-		case errors.Is(err, ErrInvalid), errors.Is(err, ErrConflict), errors.Is(err, ErrNotFound), errors.Is(err, ErrNotOwner):
-			c.w.log.Warn("batch completion refused; completing one by one", "jobs", len(batch), "err", err)
-			for _, p := range batch {
-				c.w.writeWithRetry(p.JobID, func(ctx context.Context) error { return c.w.completeOne(ctx, p) })
-			}
-			return
-		case time.Now().After(deadline):
-			c.w.log.Error("giving up writing a batch of completions; the reaper will requeue its jobs",
-				"jobs", len(batch), "err", err)
-			return
+	var outs []CompleteOutcome
+	err := c.w.retryWrite(func(ctx context.Context) error {
+		var err error
+		outs, err = c.w.cfg.Store.CompleteBatch(ctx, batch)
+		return err
+	})
+	switch {
+	case err == nil:
+		c.report(batch, outs)
+	case refused(err):
+		c.w.log.Warn("batch completion refused; completing one by one", "jobs", len(batch), "err", err)
+		for _, p := range batch {
+			c.w.writeWithRetry(p.JobID, func(ctx context.Context) error { return c.w.completeOne(ctx, p) })
 		}
-		c.w.log.Warn("writing a batch of completions failed; retrying", "jobs", len(batch), "err", err)
-		time.Sleep(delay) // backoff between retries, not waiting for an event
-		delay = min(delay*2, 2*time.Second)
+	default:
+		c.w.log.Error("giving up writing a batch of completions; the reaper will requeue its jobs",
+			"jobs", len(batch), "err", err)
 	}
 }
 

@@ -449,30 +449,41 @@ func jobError(runCtx context.Context, err error) JobError {
 	return JobError{Message: err.Error()}
 }
 
-// writeWithRetry retries a completion while the database is unreachable, up
-// to WriteRetry. A typed answer (not owner, conflict) ends it at once.
+// writeWithRetry writes one job's outcome with retryWrite and logs how it
+// ended.
 func (w *Worker) writeWithRetry(id uuid.UUID, write func(ctx context.Context) error) {
+	switch err := w.retryWrite(write); {
+	case err == nil:
+	case errors.Is(err, ErrNotOwner):
+		w.log.Warn("job is owned by someone else now; outcome dropped", "job", id)
+	case refused(err):
+		w.log.Error("job outcome refused", "job", id, "err", err)
+	default:
+		w.log.Error("giving up writing job outcome; the reaper will requeue it", "job", id, "err", err)
+	}
+}
+
+// retryWrite calls write until it succeeds, the database refuses it for a
+// reason of its own (a typed error, returned at once), or WriteRetry has
+// passed while the database was unreachable (the last error is returned).
+func (w *Worker) retryWrite(write func(ctx context.Context) error) error {
 	deadline := time.Now().Add(w.cfg.WriteRetry)
 	delay := 50 * time.Millisecond
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		err := write(ctx)
 		cancel()
-		switch {
-		case err == nil:
-			return
-		case errors.Is(err, ErrNotOwner):
-			w.log.Warn("job is owned by someone else now; outcome dropped", "job", id)
-			return
-		case errors.Is(err, ErrConflict), errors.Is(err, ErrInvalid), errors.Is(err, ErrNotFound):
-			w.log.Error("job outcome refused", "job", id, "err", err)
-			return
-		case time.Now().After(deadline):
-			w.log.Error("giving up writing job outcome; the reaper will requeue it", "job", id, "err", err)
-			return
+		if err == nil || refused(err) || time.Now().After(deadline) {
+			return err
 		}
-		w.log.Warn("writing job outcome failed; retrying", "job", id, "err", err)
+		w.log.Warn("writing job outcomes failed; retrying", "err", err)
 		time.Sleep(delay) // backoff between retries, not waiting for an event
 		delay = min(delay*2, 2*time.Second)
 	}
+}
+
+// refused reports a typed answer from the store: retrying cannot change it.
+func refused(err error) bool {
+	return errors.Is(err, ErrNotOwner) || errors.Is(err, ErrConflict) ||
+		errors.Is(err, ErrInvalid) || errors.Is(err, ErrNotFound)
 }
