@@ -39,6 +39,9 @@ const (
 	ScopeAdmin Scope = "admin"
 	// ScopeOperator reopens finished jobs.
 	ScopeOperator Scope = "operator"
+	// ScopeWebhook triggers actions on the webhook route only, so a token
+	// handed to a third-party sender can do nothing else.
+	ScopeWebhook Scope = "webhook"
 )
 
 // AllWorkspaces is the workspace of a token valid in every workspace.
@@ -47,7 +50,7 @@ const AllWorkspaces = "*"
 // Valid reports whether s is a known scope.
 func (s Scope) Valid() bool {
 	switch s {
-	case ScopeRead, ScopeRun, ScopeAdmin, ScopeOperator:
+	case ScopeRead, ScopeRun, ScopeAdmin, ScopeOperator, ScopeWebhook:
 		return true
 	}
 	return false
@@ -66,7 +69,8 @@ type Token struct {
 
 // Allows reports whether t grants scope in workspace. Deny by default: a
 // token grants only the scopes it lists, in its own workspace (or every
-// workspace for AllWorkspaces); admin also grants read and run.
+// workspace for AllWorkspaces); admin also grants read and run, and run
+// (or admin) grants webhook.
 func (t Token) Allows(workspace string, scope Scope) bool {
 	if t.Workspace != AllWorkspaces && t.Workspace != workspace {
 		return false
@@ -74,7 +78,10 @@ func (t Token) Allows(workspace string, scope Scope) bool {
 	if slices.Contains(t.Scopes, scope) {
 		return true
 	}
-	return (scope == ScopeRead || scope == ScopeRun) && slices.Contains(t.Scopes, ScopeAdmin)
+	if scope == ScopeWebhook && slices.Contains(t.Scopes, ScopeRun) {
+		return true
+	}
+	return (scope == ScopeRead || scope == ScopeRun || scope == ScopeWebhook) && slices.Contains(t.Scopes, ScopeAdmin)
 }
 
 // Store keeps API tokens. store/postgres and store/sqlite implement it.
@@ -107,7 +114,7 @@ func NewToken(workspace, label string, scopes []Scope) (string, Token, error) {
 	}
 	for _, s := range scopes {
 		if !s.Valid() {
-			return "", Token{}, fmt.Errorf("new token: unknown scope %q (want read, run, admin or operator)", s)
+			return "", Token{}, fmt.Errorf("new token: unknown scope %q (want read, run, admin, operator or webhook)", s)
 		}
 	}
 	// The id is drawn apart from the secret: it is shown and logged, so it

@@ -29,37 +29,48 @@ func viewSource(src catalog.Source) sourceView {
 
 // actionView is one action of the catalog with its schemas.
 type actionView struct {
-	Action       string             `json:"action"`
-	InputSchema  json.RawMessage    `json:"input_schema"`
-	OutputSchema json.RawMessage    `json:"output_schema"`
-	Timeout      string             `json:"timeout"`
-	Tag          string             `json:"tag"`
-	Retry        *spine.RetryPolicy `json:"retry"`
+	Action       string          `json:"action"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	OutputSchema json.RawMessage `json:"output_schema"`
+	Timeout      string          `json:"timeout"`
+	Tag          string          `json:"tag"`
+	Retry        retryView       `json:"retry"`
+}
+
+// retryView is a retry policy with the backoff as duration text ("5s"),
+// like every other duration of the API.
+type retryView struct {
+	MaxAttempts int     `json:"max_attempts"`
+	Backoff     string  `json:"backoff"`
+	Factor      float64 `json:"factor"`
+}
+
+func viewRetry(p spine.RetryPolicy) retryView {
+	return retryView{MaxAttempts: p.MaxAttempts, Backoff: p.Backoff.String(), Factor: p.Factor}
 }
 
 // appView is one app of the catalog: where its code is, its defaults and
 // its actions with the values a job of each would pin.
 type appView struct {
-	App        string            `json:"app"`
-	Source     string            `json:"git_source_id"`
-	CommitSHA  string            `json:"commit_sha"`
-	Entrypoint string            `json:"entrypoint"`
-	Runtime    string            `json:"runtime"`
-	Timeout    string            `json:"timeout"`
-	Tag        string            `json:"tag"`
-	Retry      spine.RetryPolicy `json:"retry"`
-	UpdatedAt  time.Time         `json:"updated_at"`
-	Actions    []actionView      `json:"actions"`
+	App        string       `json:"app"`
+	Source     string       `json:"git_source_id"`
+	CommitSHA  string       `json:"commit_sha"`
+	Entrypoint string       `json:"entrypoint"`
+	Runtime    string       `json:"runtime"`
+	Timeout    string       `json:"timeout"`
+	Tag        string       `json:"tag"`
+	Retry      retryView    `json:"retry"`
+	UpdatedAt  time.Time    `json:"updated_at"`
+	Actions    []actionView `json:"actions"`
 }
 
 func viewApp(a catalog.App) appView {
 	v := appView{App: a.Key, Source: a.SourceID, CommitSHA: a.CommitSHA, Entrypoint: a.Entrypoint, Runtime: a.Runtime,
-		Timeout: a.Timeout.String(), Tag: a.Tag, Retry: a.Retry, UpdatedAt: a.UpdatedAt, Actions: []actionView{}}
+		Timeout: a.Timeout.String(), Tag: a.Tag, Retry: viewRetry(a.Retry), UpdatedAt: a.UpdatedAt, Actions: []actionView{}}
 	for _, act := range a.Actions {
 		p := catalog.Pin(a, act)
-		retry := p.Retry
 		v.Actions = append(v.Actions, actionView{Action: act.Key, InputSchema: act.InputSchema,
-			OutputSchema: act.OutputSchema, Timeout: p.Timeout.String(), Tag: p.Tag, Retry: &retry})
+			OutputSchema: act.OutputSchema, Timeout: p.Timeout.String(), Tag: p.Tag, Retry: viewRetry(p.Retry)})
 	}
 	return v
 }
@@ -124,16 +135,16 @@ func (s *Server) addSource(w http.ResponseWriter, r *http.Request, _ *caller) (a
 
 // syncResult is {"commit","apps":[…]}; apps are the source's apps now.
 func (s *Server) syncResult(r *http.Request, id string, res source.Result) (any, error) {
-	apps := res.Apps
-	if apps == nil {
-		all, err := s.cfg.Store.ListApps(r.Context(), r.PathValue("ws"))
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range all {
-			if a.SourceID == id {
-				apps = append(apps, a)
-			}
+	// The catalog is the truth (its rows carry source, commit and times);
+	// res.Apps are the parsed manifest's.
+	all, err := s.cfg.Store.ListApps(r.Context(), r.PathValue("ws"))
+	if err != nil {
+		return nil, err
+	}
+	var apps []catalog.App
+	for _, a := range all {
+		if a.SourceID == id {
+			apps = append(apps, a)
 		}
 	}
 	return map[string]any{"commit": res.Commit, "apps": viewApps(apps), "unchanged": res.Unchanged, "ignored": res.Ignored}, nil

@@ -81,11 +81,14 @@ func (s *Server) runJob(w http.ResponseWriter, r *http.Request, c *caller) (any,
 		req.TriggerKind, req.TriggerRef = spine.TriggerChild, c.job.JobID.String()
 	case strings.EqualFold(r.Header.Get("X-Windforce-Trigger"), "cli"):
 		req.TriggerKind = spine.TriggerCLI
+	case strings.EqualFold(r.Header.Get("X-Windforce-Trigger"), "seed"):
+		req.TriggerKind = spine.TriggerSeed
 	}
 	res, err := s.cfg.Store.EnqueueAction(r.Context(), req)
 	if err != nil {
 		return nil, err
 	}
+	s.cfg.Metrics.JobEnqueued(req.TriggerKind, req.Workspace)
 	if rq.wait <= 0 {
 		return &reply{status: http.StatusCreated, body: map[string]any{"id": res.ID.String()}}, nil
 	}
@@ -159,11 +162,15 @@ func (s *Server) getResult(_ http.ResponseWriter, r *http.Request, _ *caller) (a
 	return outcome(j), nil
 }
 
-// getLogs answers the job's output as text.
-func (s *Server) getLogs(_ http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
+// getLogs answers the job's output as text; with ?follow=1 it streams it
+// as server-sent events until the job ends (logs_follow.go).
+func (s *Server) getLogs(w http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
 	j, err := s.lookup(r)
 	if err != nil {
 		return nil, err
+	}
+	if followRequested(r) {
+		return s.followLogs(w, r, j)
 	}
 	chunks, err := s.cfg.Store.Logs(r.Context(), j.ID, 0)
 	if err != nil {

@@ -31,7 +31,7 @@ type jobView struct {
 	CoalesceKey    string          `json:"coalesce_key"`
 	Timeout        string          `json:"timeout"`
 	CreatedAt      time.Time       `json:"created_at"`
-	ScheduledFor   time.Time       `json:"scheduled_for"`
+	ScheduledFor   *time.Time      `json:"scheduled_for"`
 	StartedAt      *time.Time      `json:"started_at"`
 	CompletedAt    *time.Time      `json:"completed_at"`
 	Result         json.RawMessage `json:"result"`
@@ -50,10 +50,19 @@ func viewJob(j spine.Job) jobView {
 		TriggerKind: string(j.TriggerKind), TriggerRef: j.TriggerRef, CreatedBy: j.CreatedBy,
 		Attempt: j.Attempt, Restarts: j.Restarts, Worker: j.Worker, Input: j.Input,
 		CoalesceKey: j.CoalesceKey, Timeout: j.Pin.Timeout.String(),
-		CreatedAt: j.CreatedAt, ScheduledFor: j.ScheduledFor, StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
+		CreatedAt: j.CreatedAt, ScheduledFor: timeOrNil(j.ScheduledFor), StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
 		Result: j.Result, Error: j.Error, LastError: j.LastError,
 		CanceledBy: j.CanceledBy, CanceledReason: j.CanceledReason,
 	}
+}
+
+// timeOrNil is nil for the zero time: a finished job has no
+// scheduled_for any more (it lived in its queue row).
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 // outcome is the body of a finished or waited-on job: {"id","status"}

@@ -44,6 +44,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, v any, err erro
 		return
 	}
 	switch b := v.(type) {
+	case streamed: // the handler wrote the response itself (logs_follow.go)
 	case text:
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusOK)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/windforce/windforce/auth"
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/metrics"
+	"github.com/windforce/windforce/schedule"
 	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/spine"
 )
@@ -18,8 +20,11 @@ import (
 // store/sqlite implement it.
 type Store interface {
 	spine.Store
+	spine.Lister
 	catalog.Store
 	auth.Store
+	WebhookStore
+	schedule.Store
 	SchemaVersion(ctx context.Context) (current, latest int, err error)
 }
 
@@ -43,9 +48,17 @@ type Config struct {
 	MaxInputBytes int64
 	// MaxWait bounds ?wait= on run.
 	MaxWait time.Duration
-	// Now is the clock for token expiry; nil means time.Now.
+	// Now is the clock for token expiry and webhook timestamps; nil means
+	// time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Metrics counts enqueues and is served on GET /metrics; nil builds
+	// one over Store (queue gauges only, no worker figures).
+	Metrics *metrics.Metrics
+	// Console is the web console (package console), mounted at "/"; the
+	// API's own routes (/api/, /healthz, /readyz, /metrics) are more
+	// specific patterns and keep precedence. nil serves no console.
+	Console http.Handler
 }
 
 // Server is the HTTP API. Build it with New and serve Handler().
@@ -69,6 +82,9 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if s.cfg.Metrics == nil {
+		s.cfg.Metrics = metrics.New(metrics.Options{Health: cfg.Store, Logger: s.log})
 	}
 	s.routes()
 	return s, nil
@@ -97,6 +113,9 @@ func (s *Server) routes() {
 	s.api("GET "+w+"/jobs/{id}/logs", self, s.getLogs)
 	s.api("POST "+w+"/jobs/{id}/cancel", run, s.cancelJob)
 	s.api("POST "+w+"/jobs/{id}/reopen", route{scope: auth.ScopeOperator}, s.reopenJob)
+	s.api("GET "+w+"/jobs", read, s.listJobs)
+	s.api("POST "+w+"/jobs/{id}/requeue", run, s.requeueJob)
+	s.api("POST "+w+"/apps/{app}/deploy", admin, s.deployApp)
 	s.api("GET "+w+"/sources", read, s.listSources)
 	s.api("POST "+w+"/sources", admin, s.addSource)
 	s.api("POST "+w+"/sources/{id}/sync", admin, s.syncSource)
@@ -104,12 +123,22 @@ func (s *Server) routes() {
 	s.api("GET "+w+"/apps", read, s.listApps)
 	s.api("GET "+w+"/apps/{app}", read, s.getApp)
 	s.api("GET "+w+"/queue/health", read, s.queueHealth)
+	s.api("GET "+w+"/schedules", read, s.listSchedules)
+	s.api("GET "+w+"/schedules/preview", read, s.previewSchedule)
+	s.api("GET "+w+"/schedules/{id}", read, s.getSchedule)
+	s.api("POST "+w+"/schedules", admin, s.createSchedule)
+	s.api("PATCH "+w+"/schedules/{id}", admin, s.patchSchedule)
+	s.api("DELETE "+w+"/schedules/{id}", admin, s.deleteSchedule)
+	// A webhook authenticates itself (token or HMAC signature).
+	s.mux.HandleFunc("POST "+w+"/webhooks/{app}/{action}", s.serveWebhook)
+	s.api("POST "+w+"/webhooks/{app}/{action}/secret", admin, s.putWebhookSecret)
 	// Token creation checks the requested workspace itself.
 	s.api("POST /api/tokens", route{global: true, job: jobNone}, s.createToken)
 	s.api("DELETE /api/tokens/{id}", route{scope: auth.ScopeAdmin, global: true}, s.revokeToken)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		s.respond(w, r, map[string]string{"status": "ok"}, nil)
 	})
+	s.mux.Handle("GET /metrics", s.cfg.Metrics.Handler())
 	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		v, err := s.ready(r)
 		s.respond(w, r, v, err)
@@ -117,6 +146,9 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		s.respond(w, r, nil, errorf(http.StatusNotFound, CodeNotFound, "no route %s %s", r.Method, r.URL.Path))
 	})
+	if s.cfg.Console != nil {
+		s.mux.Handle("/", s.cfg.Console)
+	}
 }
 
 // api registers h behind authentication and rt's checks.

@@ -24,6 +24,9 @@ type Syncer struct {
 	// Git runs git; nil means a zero Git.
 	Git    *Git
 	Logger *slog.Logger
+	// OnSync, when set, is told the outcome of every sync that ran (the
+	// /metrics sync counter); it must not block.
+	OnSync func(err error)
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex
@@ -75,6 +78,9 @@ func (s *Syncer) Sync(ctx context.Context, workspace, id string) (Result, error)
 		return Result{}, fmt.Errorf("sync %s/%s: %w", workspace, id, err)
 	}
 	res, err := s.sync(ctx, src)
+	if s.OnSync != nil {
+		s.OnSync(err)
+	}
 	if err != nil {
 		s.record(ctx, src, err)
 		return Result{}, err

@@ -9,17 +9,19 @@ import (
 // ErrAlreadyStarted is returned by Start on a service that is running.
 var ErrAlreadyStarted = errors.New("service already started")
 
-// lifecycle is the Start/Stop shared by every background service: Start
+// Lifecycle is the Start/Stop shared by every background service (the
+// worker, reaper, sweeper, and the scheduler of package schedule): Start
 // launches run in a goroutine; Stop cancels it and waits; both are safe to
-// call more than once and from several goroutines.
-type lifecycle struct {
+// call more than once and from several goroutines. The zero value is ready.
+type Lifecycle struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
-// start runs run(ctx) in a goroutine until Stop or ctx is canceled.
-func (l *lifecycle) start(ctx context.Context, run func(ctx context.Context)) error {
+// Start runs run(ctx) in a goroutine until Stop or ctx is canceled;
+// ErrAlreadyStarted while it runs.
+func (l *Lifecycle) Start(ctx context.Context, run func(ctx context.Context)) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.done != nil {
@@ -36,9 +38,9 @@ func (l *lifecycle) start(ctx context.Context, run func(ctx context.Context)) er
 	return nil
 }
 
-// stop cancels the running goroutine and waits for it. A stopped service may
+// Stop cancels the running goroutine and waits for it. A stopped service may
 // be started again.
-func (l *lifecycle) stop() {
+func (l *Lifecycle) Stop() {
 	l.mu.Lock()
 	cancel, done := l.cancel, l.done
 	l.mu.Unlock()

@@ -32,7 +32,7 @@ type Reaper struct {
 	// (metrics, tests).
 	OnReap func(ReapResult)
 
-	life lifecycle
+	life Lifecycle
 }
 
 // Start runs a pass at once and then every Interval until Stop or ctx ends.
@@ -49,7 +49,7 @@ func (r *Reaper) Start(ctx context.Context) error {
 	if r.BatchLimit <= 0 {
 		r.BatchLimit = 1000
 	}
-	return r.life.start(ctx, func(ctx context.Context) {
+	return r.life.Start(ctx, func(ctx context.Context) {
 		if err := r.Store.SetZombieTimeout(ctx, r.ZombieTimeout); err != nil {
 			logger(r.Logger).Warn("reaper: record zombie timeout", "err", err)
 		}
@@ -58,7 +58,7 @@ func (r *Reaper) Start(ctx context.Context) error {
 }
 
 // Stop ends the reaper and waits for a pass in progress.
-func (r *Reaper) Stop() { r.life.stop() }
+func (r *Reaper) Stop() { r.life.Stop() }
 
 // pass reaps until a batch comes back short, so a backlog of zombies after
 // an outage is cleared in one tick.
@@ -99,7 +99,7 @@ type Sweeper struct {
 	Now    func() time.Time
 	Logger *slog.Logger
 
-	life lifecycle
+	life Lifecycle
 }
 
 // Start runs a sweep at once and then every Interval until Stop or ctx ends.
@@ -116,11 +116,11 @@ func (s *Sweeper) Start(ctx context.Context) error {
 	if s.Now == nil {
 		s.Now = time.Now
 	}
-	return s.life.start(ctx, func(ctx context.Context) { every(ctx, s.Interval, s.pass) })
+	return s.life.Start(ctx, func(ctx context.Context) { every(ctx, s.Interval, s.pass) })
 }
 
 // Stop ends the sweeper and waits for a sweep in progress.
-func (s *Sweeper) Stop() { s.life.stop() }
+func (s *Sweeper) Stop() { s.life.Stop() }
 
 func (s *Sweeper) pass(ctx context.Context) {
 	n, err := s.Store.Sweep(ctx, SweepParams{Before: s.Now().Add(-s.Retention), BatchSize: s.BatchSize})

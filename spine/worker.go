@@ -59,7 +59,7 @@ type WorkerConfig struct {
 type Worker struct {
 	cfg  WorkerConfig
 	log  *slog.Logger
-	life lifecycle
+	life Lifecycle
 
 	mu      sync.Mutex
 	running map[uuid.UUID]*activeJob
@@ -112,13 +112,13 @@ func (w *Worker) Name() string { return w.cfg.Name }
 // Start begins claiming. It returns at once; the worker runs until Stop or
 // until ctx ends (which stops it the same way as Stop).
 func (w *Worker) Start(ctx context.Context) error {
-	return w.life.start(ctx, w.run)
+	return w.life.Start(ctx, w.run)
 }
 
 // Stop stops claiming, lets running jobs finish within DrainGrace, then
 // cancels the rest with ErrShutdown and releases them to the queue without
 // charging an attempt. It waits until every job is handed back.
-func (w *Worker) Stop() { w.life.stop() }
+func (w *Worker) Stop() { w.life.Stop() }
 
 // run is the worker's life: claim loop in front, heartbeats and the batch
 // completer beside it, and on the way out the drain, then the last batch

@@ -26,10 +26,12 @@ type UsageError struct{ Msg string }
 func (e *UsageError) Error() string { return e.Msg }
 
 // ExitCode maps an error from Run to the process exit code: 2 for usage
-// mistakes, 1 for everything else.
+// mistakes and for a job that ended canceled, 1 for everything else
+// (a failed job included).
 func ExitCode(err error) int {
 	var u *UsageError
-	if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
+	var c *JobCanceledError
+	if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) || errors.As(err, &c) {
 		return 2
 	}
 	return 1
@@ -38,12 +40,32 @@ func ExitCode(err error) int {
 const usage = `windforce runs code from git as durable jobs.
 
 Usage:
+  windforce dev                            everything in one process on SQLite: server, worker, scheduler, examples/hello
   windforce migrate [--database-url URL]   apply database migrations
   windforce server [--listen ADDR]         HTTP API, reaper, retention sweep, source poller
   windforce worker [--tags T] [--concurrency N]
                                            run jobs of the pinned commits (bun, node, python, command)
   windforce bench --database-url URL       measure the queue with no-op jobs
   windforce --version                      print the version
+
+Client commands (WINDFORCE_URL, WINDFORCE_TOKEN, WINDFORCE_WORKSPACE or --url, --token, --workspace;
+--json prints the server's JSON):
+  windforce run APP/ACTION [--input JSON|@FILE|-] [--wait] [--timeout D] [--priority N]
+                [--coalesce-key K] [--scheduled-for T]
+                                           enqueue a job; --wait streams its logs and prints its result
+                                           (exit 0 success, 1 failure, 2 canceled)
+  windforce jobs list [--status S] [--app A] [--action X] [--tag T] [--trigger K] [--limit N] [--cursor C]
+  windforce jobs get|result ID             a job; its result (exit code as for run --wait)
+  windforce jobs logs ID [-f]              its logs; -f follows them until the job ends
+  windforce jobs cancel ID [--reason R]    cancel a job (terminal)
+  windforce jobs reopen ID [--force]       run a failed (--force: canceled) job again; operator scope
+  windforce sources add ID URL [--branch B] | sources list | sources sync ID
+  windforce schedules add APP/ACTION --cron EXPR [--timezone Z] [--input JSON] [--no-overlap]
+  windforce schedules list | schedules rm ID
+  windforce apps list                      apps and actions of the catalog
+  windforce token create --workspace W --scopes read,run [--label L]
+  windforce seed FILE.jsonl [--app A --action X]
+                                           enqueue one job per line (trigger seed)
 
 Configuration comes from flags or WINDFORCE_* environment variables.
 `
@@ -69,9 +91,22 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return RunWorker(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return runBench(ctx, args[1:], stdout, stderr)
+	case "run", "jobs", "sources", "schedules", "apps", "token", "seed":
+		return runClientCommand(ctx, args, stdout, stderr)
+	case "dev":
+		return RunDev(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
 	return &UsageError{Msg: fmt.Sprintf("unknown command %q", args[0])}
+}
+
+// runClientCommand runs a client command of DESIGN §1 (args[0] names it).
+func runClientCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"run": runRun, "jobs": runJobs, "sources": runSources, "schedules": runSchedules,
+		"apps": runApps, "token": runToken, "seed": runSeed,
+	}
+	return cmds[args[0]](ctx, args[1:], stdout, stderr)
 }
 
 func version() string {

@@ -11,7 +11,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/windforce/windforce/console"
+	"github.com/windforce/windforce/metrics"
 	"github.com/windforce/windforce/objectcache"
+	"github.com/windforce/windforce/schedule"
 	"github.com/windforce/windforce/server"
 	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/spine"
@@ -68,27 +73,16 @@ func RunServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return &UsageError{Msg: err.Error()}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	opened, err := store.Open(ctx, f.dbURL, log)
+	p, err := openAPIStore(ctx, f.dbURL, f.objectCache, f.zombieTimeout, log)
 	if err != nil {
 		return err
 	}
-	defer opened.Close()
-	s, ok := opened.(server.Store)
-	if !ok {
-		return fmt.Errorf("store for %s does not serve the API (no catalog or token store)", f.dbURL)
-	}
-	if err := s.Migrate(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if err := s.SetZombieTimeout(ctx, f.zombieTimeout); err != nil {
-		return fmt.Errorf("record zombie timeout: %w", err)
-	}
-	cache, err := objectcache.Open(f.objectCache, s)
+	defer p.store.Close()
+	con, err := newConsole(p, f.secret, f.adminToken, maxInput, log)
 	if err != nil {
-		return fmt.Errorf("open object cache: %w", err)
+		return err
 	}
-	syncer := &source.Syncer{Catalog: s, Cache: cache, Logger: log}
-	api, err := server.New(server.Config{Store: s, Syncer: syncer, Secret: []byte(f.secret),
+	api, err := server.New(server.Config{Store: p.store, Syncer: p.syncer, Metrics: p.metrics, Console: con, Secret: []byte(f.secret),
 		AdminToken: f.adminToken, MaxInputBytes: maxInput, MaxWait: f.maxWait, Logger: log})
 	if err != nil {
 		return err
@@ -97,7 +91,7 @@ func RunServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", f.listen, err)
 	}
-	stop, err := startServices(context.WithoutCancel(ctx), f, s, syncer, log)
+	stop, err := startServices(context.WithoutCancel(ctx), f, p, log)
 	if err != nil {
 		_ = ln.Close()
 		return err
@@ -106,13 +100,75 @@ func RunServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return serve(ctx, ln, api.Handler(), stdout, log)
 }
 
-// startServices starts the reaper, the sweeper and the source poller; the
-// returned function stops them all and waits.
-func startServices(ctx context.Context, f *serverFlags, s spine.Store, syncer *source.Syncer, log *slog.Logger) (func(), error) {
-	reaper := &spine.Reaper{Store: s, Interval: f.reaperInterval, ZombieTimeout: f.zombieTimeout,
-		RestartLimit: f.restartLimit, Logger: log}
-	sweeper := &spine.Sweeper{Store: s, Retention: f.retention, Logger: log}
-	poller := &source.Poller{Syncer: syncer, Interval: f.syncInterval, Logger: log}
+// apiParts are what a server process is built from: the store, the
+// syncer over its object cache, and the process's metrics.
+type apiParts struct {
+	store   server.Store
+	syncer  *source.Syncer
+	metrics *metrics.Metrics
+}
+
+// openAPIStore opens the database the API serves, migrates it, records
+// the zombie timeout for queue health, and opens the object cache and the
+// syncer over it. The caller closes the store.
+func openAPIStore(ctx context.Context, dbURL, objectCache string, zombieTimeout time.Duration, log *slog.Logger) (*apiParts, error) {
+	opened, err := store.Open(ctx, dbURL, log)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := opened.(server.Store)
+	if !ok {
+		opened.Close()
+		return nil, fmt.Errorf("store for %s does not serve the API (no catalog or token store)", dbURL)
+	}
+	fail := func(err error) (*apiParts, error) {
+		s.Close()
+		return nil, err
+	}
+	if err := s.Migrate(ctx); err != nil {
+		return fail(fmt.Errorf("migrate: %w", err))
+	}
+	if err := s.SetZombieTimeout(ctx, zombieTimeout); err != nil {
+		return fail(fmt.Errorf("record zombie timeout: %w", err))
+	}
+	cache, err := objectcache.Open(objectCache, s)
+	if err != nil {
+		return fail(fmt.Errorf("open object cache: %w", err))
+	}
+	m := metrics.New(metrics.Options{Health: s, Logger: log})
+	syncer := &source.Syncer{Catalog: s, Cache: cache, Logger: log, OnSync: m.SyncDone}
+	return &apiParts{store: s, syncer: syncer, metrics: m}, nil
+}
+
+// newConsole builds the web console over p; without a secret to sign
+// sessions with there is none (nil), and the server says so.
+func newConsole(p *apiParts, secret, adminToken string, maxInput int64, log *slog.Logger) (http.Handler, error) {
+	if secret == "" {
+		log.Warn("no WINDFORCE_SECRET: the web console is off (it signs sessions with the secret)")
+		return nil, nil
+	}
+	con, err := console.New(console.Config{Store: p.store, Syncer: p.syncer, Secret: []byte(secret),
+		AdminToken: adminToken, MaxInputBytes: maxInput, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("console: %w", err)
+	}
+	return con.Handler(), nil
+}
+
+// startServices starts the reaper, the sweeper, the source poller and the
+// scheduler; the returned function stops them all and waits.
+func startServices(ctx context.Context, f *serverFlags, p *apiParts, log *slog.Logger) (func(), error) {
+	reaper := &spine.Reaper{Store: p.store, Interval: f.reaperInterval, ZombieTimeout: f.zombieTimeout,
+		RestartLimit: f.restartLimit, Logger: log, OnReap: p.metrics.Reaped}
+	sweeper := &spine.Sweeper{Store: p.store, Retention: f.retention, Logger: log}
+	poller := &source.Poller{Syncer: p.syncer, Interval: f.syncInterval, Logger: log}
+	scheduler := &schedule.Scheduler{Store: p.store, Logger: log, OnPass: func(r schedule.PassResult) {
+		for _, fired := range r.Fired {
+			if fired.Job != uuid.Nil {
+				p.metrics.JobEnqueued(spine.TriggerSchedule, fired.Workspace)
+			}
+		}
+	}}
 	var stops []func()
 	stopAll := func() {
 		for i := len(stops) - 1; i >= 0; i-- {
@@ -123,7 +179,8 @@ func startServices(ctx context.Context, f *serverFlags, s spine.Store, syncer *s
 		name  string
 		start func(context.Context) error
 		stop  func()
-	}{{"reaper", reaper.Start, reaper.Stop}, {"sweeper", sweeper.Start, sweeper.Stop}, {"source poller", poller.Start, poller.Stop}} {
+	}{{"reaper", reaper.Start, reaper.Stop}, {"sweeper", sweeper.Start, sweeper.Stop},
+		{"source poller", poller.Start, poller.Stop}, {"scheduler", scheduler.Start, scheduler.Stop}} {
 		if err := svc.start(ctx); err != nil {
 			stopAll()
 			return nil, fmt.Errorf("start %s: %w", svc.name, err)

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/windforce/windforce/metrics"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/runner"
 	"github.com/windforce/windforce/spine"
@@ -21,10 +24,10 @@ import (
 // workerFlags is the configuration of `windforce worker`; every flag has
 // its WINDFORCE_* variable (DESIGN §1).
 type workerFlags struct {
-	dbURL, objectCache, dir, tags, secret, url, name string
-	concurrency                                      int
-	heartbeat, killGrace, drainGrace, cacheAge       time.Duration
-	maxResult, maxLog, cacheBytes                    string
+	dbURL, objectCache, dir, tags, secret, url, name, metricsListen string
+	concurrency                                                     int
+	heartbeat, killGrace, drainGrace, cacheAge                      time.Duration
+	maxResult, maxLog, cacheBytes                                   string
 }
 
 func parseWorkerFlags(args []string, stderr io.Writer) (*workerFlags, error) {
@@ -45,6 +48,7 @@ func parseWorkerFlags(args []string, stderr io.Writer) (*workerFlags, error) {
 	fs.DurationVar(&f.cacheAge, "commit-cache-age", runner.DefaultMaxCacheAge, "copies unused this long are evicted (WINDFORCE_COMMIT_CACHE_AGE)")
 	fs.StringVar(&f.secret, "secret", "", "key that signs WF_TOKEN; prefer the variable (WINDFORCE_SECRET)")
 	fs.StringVar(&f.url, "url", "http://127.0.0.1:8080", "API URL given to jobs (WINDFORCE_URL)")
+	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus /metrics on this address; empty = off (WINDFORCE_METRICS_LISTEN)")
 	fs.StringVar(&f.name, "name", "", "worker name in job rows; default host-pid-random (WINDFORCE_WORKER_NAME)")
 	if err := applyEnv(fs); err != nil {
 		return nil, err
@@ -87,25 +91,45 @@ func RunWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	cfg.Store, cfg.Cache, cfg.Logger = s, cache, log
-	r, err := runner.New(cfg)
+	m := metrics.New(metrics.Options{Health: s, Logger: log})
+	w, closeRunner, err := startWorker(ctx, f, cfg, s, cache, m, log)
 	if err != nil {
 		return err
 	}
-	defer r.Close()
-	w, err := spine.NewWorker(spine.WorkerConfig{Store: s, Handler: r.Handle, Name: f.name,
-		Tags: splitTags(f.tags), Concurrency: f.concurrency, Heartbeat: f.heartbeat, DrainGrace: f.drainGrace, Logger: log})
-	if err != nil {
-		return err
-	}
-	if err := w.Start(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("start worker: %w", err)
+	defer closeRunner()
+	if f.metricsListen != "" {
+		stopMetrics, err := serveMetrics(f.metricsListen, m, log)
+		if err != nil {
+			w.Stop()
+			return err
+		}
+		defer stopMetrics()
 	}
 	fmt.Fprintf(stdout, "worker %s serving tags %s with concurrency %d\n", w.Name(), f.tags, f.concurrency)
 	<-ctx.Done()
 	log.Info("stopping: no new claims; running jobs get the drain grace", "grace", f.drainGrace)
 	w.Stop()
 	return nil
+}
+
+// startWorker builds the script runner over s and cache and starts a
+// worker with it. Stop the worker, then call closeRunner.
+func startWorker(ctx context.Context, f *workerFlags, cfg runner.Config, s spine.Store, cache objectcache.Cache, m *metrics.Metrics, log *slog.Logger) (w *spine.Worker, closeRunner func(), err error) {
+	cfg.Store, cfg.Cache, cfg.Logger = s, cache, log
+	r, err := runner.New(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err = spine.NewWorker(spine.WorkerConfig{Store: s, Handler: m.Instrument(r.Handle), Name: f.name,
+		Tags: splitTags(f.tags), Concurrency: f.concurrency, Heartbeat: f.heartbeat, DrainGrace: f.drainGrace, Logger: log})
+	if err == nil {
+		err = w.Start(context.WithoutCancel(ctx))
+	}
+	if err != nil {
+		r.Close()
+		return nil, nil, fmt.Errorf("start worker: %w", err)
+	}
+	return w, r.Close, nil
 }
 
 func (f *workerFlags) runnerConfig() (runner.Config, error) {
@@ -117,6 +141,21 @@ func (f *workerFlags) runnerConfig() (runner.Config, error) {
 	}
 	return runner.Config{Dir: f.dir, KillGrace: f.killGrace, MaxResultBytes: maxResult, MaxLogBytes: maxLog,
 		Secret: []byte(f.secret), URL: f.url, MaxCacheBytes: cacheBytes, MaxCacheAge: f.cacheAge}, nil
+}
+
+// serveMetrics serves m on addr at /metrics until the returned function
+// is called.
+func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	go func() { _ = srv.Serve(ln) }()
+	return func() { _ = srv.Close() }, nil
 }
 
 // checkSchema refuses a database whose migrations are behind: workers do

@@ -89,3 +89,45 @@ func randomHex(n int) string {
 	}
 	return hex.EncodeToString(b)
 }
+
+// PostgresDatabase creates a fresh database on the test server and drops
+// it (closing its connections) when the test ends. It returns the URL of
+// the new database: for tests that start real windforce processes, which
+// take a database URL and use its default schema.
+func PostgresDatabase(t testing.TB) string {
+	t.Helper()
+	url := PostgresURL()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		Unavailable(t, "WINDFORCE_TEST_REQUIRE_POSTGRES", "Postgres at "+url, err)
+	}
+	defer conn.Close(ctx)
+	name := "wf_test_" + randomHex(6)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Logf("drop test database %s: %v", name, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			t.Logf("drop test database %s: %v", name, err)
+		}
+	})
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatalf("parse %s: %v", url, err)
+	}
+	u := fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name)
+	if cfg.Password != "" {
+		u = fmt.Sprintf("postgres://%s:%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Password, cfg.Host, cfg.Port, name)
+	}
+	return u
+}

@@ -83,11 +83,17 @@ var (
 		qCatalogDeleteActions, qCatalogDeleteApps, qCatalogInsertApp, qCatalogInsertAction,
 		qCatalogSourceSynced, qCatalogResolve,
 		qAuthCreateToken, qAuthRevokeToken,
+		qRequeueJobRead,
+		qWebhookPutSecret, qWebhookForget, qWebhookSeen,
+		qScheduleCreate, qScheduleSetEnabled, qScheduleDelete, qScheduleFire, qScheduleJobLive, qScheduleSetJob,
 	}
 	readerQueries = []query{
 		qGetJob, qLogs, qAudit, qHealth,
 		qCatalogGetSource, qCatalogListSources, qCatalogListApps, qCatalogListActions,
 		qAuthTokenByHash, qAuthLeaseLive,
+		qWebhookSecret,
+		qListJobs, qCountJobs,
+		qScheduleList, qScheduleGet, qScheduleDue,
 	}
 	migrationQueries = []query{qMigrateTable, qMigrateRecord, qMigrateExists, qSchemaVersion}
 )

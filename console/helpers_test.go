@@ -1,0 +1,269 @@
+package console_test
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/console"
+	"github.com/windforce/windforce/internal/gittest"
+	"github.com/windforce/windforce/internal/testdb"
+	"github.com/windforce/windforce/objectcache"
+	"github.com/windforce/windforce/schedule"
+	"github.com/windforce/windforce/server"
+	"github.com/windforce/windforce/source"
+	"github.com/windforce/windforce/store/postgres"
+	"github.com/windforce/windforce/store/sqlite"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+const (
+	ws         = "ws"
+	adminToken = "test-admin-token"
+)
+
+var secret = []byte("test-secret")
+
+// store is what the tests need of a backend: the console's store and the
+// API's.
+type store interface {
+	console.Store
+	server.Store
+}
+
+// clock is a settable clock for session expiry.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.t.IsZero() {
+		return time.Now()
+	}
+	return c.t
+}
+
+func (c *clock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+// env is the API with the console mounted, over one backend, with
+// examples/hello synced as source "main" of workspace ws.
+type env struct {
+	t     testing.TB
+	db    store
+	cache objectcache.Cache
+	url   string
+	repo  *gittest.Repo
+	clock *clock
+}
+
+// forEachBackend runs fn once on SQLite and once on Postgres, in parallel.
+func forEachBackend(t *testing.T, fn func(t *testing.T, e *env)) {
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		fn(t, newSQLiteEnv(t))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		url, schema := testdb.PostgresSchema(t)
+		s, err := postgres.Open(t.Context(), url, postgres.Options{Schema: schema, MaxConns: 6, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		fn(t, newEnv(t, s, s.ObjectCache()))
+	})
+}
+
+func newSQLiteEnv(t testing.TB) *env {
+	t.Helper()
+	s, err := sqlite.Open(t.Context(), testdb.SQLitePath(t), sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	c, err := objectcache.NewFileCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newEnv(t, s, c)
+}
+
+func newEnv(t testing.TB, s store, c objectcache.Cache) *env {
+	t.Helper()
+	if err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	syncer := &source.Syncer{Catalog: s, Cache: c, Logger: log}
+	clk := &clock{}
+	con, err := console.New(console.Config{Store: s, Syncer: syncer, Secret: secret, AdminToken: adminToken, Now: clk.now, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := server.New(server.Config{Store: s, Syncer: syncer, Secret: secret, AdminToken: adminToken, Logger: log,
+		Console: con.Handler()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(api.Handler())
+	t.Cleanup(hs.Close)
+	e := &env{t: t, db: s, cache: c, url: hs.URL, repo: gittest.New(t), clock: clk}
+	e.repo.CopyDir(t, gittest.Example("hello"))
+	e.repo.CommitPush(t, "example")
+	if err := syncer.AddSource(t.Context(), sourceOf(e.repo.URL)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := syncer.Sync(t.Context(), ws, "main"); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// browser is a user agent with a cookie jar that does not follow
+// redirects, so tests see each answer.
+type browser struct {
+	e    *env
+	c    *http.Client
+	csrf string
+}
+
+func (e *env) browser() *browser {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return &browser{e: e, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}}
+}
+
+// page is an answered request.
+type page struct {
+	t        testing.TB
+	status   int
+	header   http.Header
+	body     string
+	location string
+}
+
+func (b *browser) do(method, path string, form url.Values, hdr ...string) *page {
+	b.e.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(b.e.t.Context(), method, b.e.url+path, body)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := b.c.Do(req)
+	if err != nil {
+		b.e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	p := &page{t: b.e.t, status: res.StatusCode, header: res.Header, body: string(data), location: res.Header.Get("Location")}
+	if m := csrfRE.FindStringSubmatch(p.body); m != nil {
+		b.csrf = m[1]
+	}
+	return p
+}
+
+var csrfRE = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)
+
+func (b *browser) get(path string) *page { return b.do("GET", path, nil) }
+
+// post sends a form with the session's CSRF token.
+func (b *browser) post(path string, form url.Values) *page {
+	if form == nil {
+		form = url.Values{}
+	}
+	if b.csrf != "" && form.Get("csrf") == "" {
+		form.Set("csrf", b.csrf)
+	}
+	return b.do("POST", path, form)
+}
+
+// login logs in with token and loads the runs page (for the CSRF token).
+func (b *browser) login(token string) {
+	b.e.t.Helper()
+	p := b.do("POST", "/login", url.Values{"token": {token}})
+	if p.status != http.StatusSeeOther {
+		b.e.t.Fatalf("login answered %d: %s", p.status, p.body)
+	}
+	b.get(p.location).want(http.StatusOK)
+}
+
+func (p *page) want(status int) *page {
+	p.t.Helper()
+	if p.status != status {
+		p.t.Fatalf("status %d, want %d; body:\n%s", p.status, status, p.body)
+	}
+	return p
+}
+
+func (p *page) contains(subs ...string) *page {
+	p.t.Helper()
+	for _, s := range subs {
+		if !strings.Contains(p.body, s) {
+			p.t.Fatalf("page lacks %q; body:\n%s", s, p.body)
+		}
+	}
+	return p
+}
+
+// toLogin fails unless the answer sends the browser to the login page.
+func (p *page) toLogin() {
+	p.t.Helper()
+	if p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/login") {
+		p.t.Fatalf("answer %d to %q, want a redirect to /login; body %s", p.status, p.location, p.body)
+	}
+}
+
+func sourceOf(repoURL string) catalog.Source {
+	return catalog.Source{Workspace: ws, ID: "main", URL: repoURL, Branch: "main"}
+}
+
+var nextRE = regexp.MustCompile(`href="(/w/ws/runs\?[^"]*)" rel="next"`)
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func (e *env) schedules() []schedule.Schedule {
+	e.t.Helper()
+	l, err := e.db.ListSchedules(e.t.Context(), ws)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return l
+}

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// apiApp is one app of the catalog as GET …/apps answers it.
+type apiApp struct {
+	App        string     `json:"app"`
+	Source     string     `json:"git_source_id"`
+	CommitSHA  string     `json:"commit_sha"`
+	Entrypoint string     `json:"entrypoint"`
+	Runtime    string     `json:"runtime"`
+	Timeout    string     `json:"timeout"`
+	Tag        string     `json:"tag"`
+	UpdatedAt  *time.Time `json:"updated_at"`
+	Actions    []struct {
+		Action  string `json:"action"`
+		Timeout string `json:"timeout"`
+		Tag     string `json:"tag"`
+	} `json:"actions"`
+}
+
+// runApps dispatches `windforce apps list`.
+func runApps(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || (args[0] != "list" && args[0] != "ls") {
+		return &UsageError{Msg: "usage: windforce apps list"}
+	}
+	fs, cf := newClientFlags("apps list", stderr)
+	if _, err := parseArgs(fs, args[1:], 0, 0, ""); err != nil {
+		return err
+	}
+	c, err := cf.newClient()
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Apps []apiApp `json:"apps"`
+	}
+	_, raw, err := c.callJSON(ctx, request{method: http.MethodGet, path: c.ws("apps")}, &out)
+	if err != nil {
+		return fmt.Errorf("list apps: %w", err)
+	}
+	if cf.json {
+		printJSON(stdout, raw)
+		return nil
+	}
+	t := newTable(stdout, "APP", "ACTIONS", "RUNTIME", "TAG", "SOURCE", "COMMIT", "UPDATED")
+	for _, a := range out.Apps {
+		actions := make([]string, 0, len(a.Actions))
+		for _, act := range a.Actions {
+			actions = append(actions, act.Action)
+		}
+		t.row(a.App, strings.Join(actions, ","), a.Runtime, a.Tag, a.Source, shortSHA(a.CommitSHA), fmtTime(a.UpdatedAt))
+	}
+	return t.flush()
+}

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// apiSource is the source shape of DESIGN §4.
+type apiSource struct {
+	ID       string     `json:"id"`
+	URL      string     `json:"url"`
+	Branch   string     `json:"branch"`
+	Commit   string     `json:"commit"`
+	SyncedAt *time.Time `json:"synced_at"`
+	Error    string     `json:"error"`
+}
+
+const sourcesUsage = `usage: windforce sources add|list|sync …
+  sources add ID URL [--branch B]
+  sources list
+  sources sync ID`
+
+// runSources dispatches `windforce sources SUBCOMMAND`.
+func runSources(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return &UsageError{Msg: sourcesUsage}
+	}
+	switch args[0] {
+	case "add":
+		return sourcesAdd(ctx, args[1:], stdout, stderr)
+	case "list", "ls":
+		return sourcesList(ctx, args[1:], stdout, stderr)
+	case "sync":
+		return sourcesSync(ctx, args[1:], stdout, stderr)
+	}
+	return &UsageError{Msg: fmt.Sprintf("unknown sources command %q\n%s", args[0], sourcesUsage)}
+}
+
+// sourcesAdd is `sources add ID URL [--branch B]`; it does not sync.
+func sourcesAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cf := newClientFlags("sources add", stderr)
+	branch := fs.String("branch", "main", "branch to sync")
+	pos, err := parseArgs(fs, args, 2, 2, "ID URL [--branch B]")
+	if err != nil {
+		return err
+	}
+	c, err := cf.newClient()
+	if err != nil {
+		return err
+	}
+	var src apiSource
+	_, raw, err := c.callJSON(ctx, request{method: http.MethodPost, path: c.ws("sources"),
+		body: jsonBody(map[string]string{"id": pos[0], "url": pos[1], "branch": *branch})}, &src)
+	if err != nil {
+		return fmt.Errorf("add source %s: %w", pos[0], err)
+	}
+	if cf.json {
+		printJSON(stdout, raw)
+		return nil
+	}
+	fmt.Fprintf(stdout, "source %s added (%s, branch %s); sync it with: windforce sources sync %s\n", src.ID, src.URL, src.Branch, src.ID)
+	return nil
+}
+
+// sourcesList is `sources list`.
+func sourcesList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cf := newClientFlags("sources list", stderr)
+	if _, err := parseArgs(fs, args, 0, 0, ""); err != nil {
+		return err
+	}
+	c, err := cf.newClient()
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Sources []apiSource `json:"sources"`
+	}
+	_, raw, err := c.callJSON(ctx, request{method: http.MethodGet, path: c.ws("sources")}, &out)
+	if err != nil {
+		return fmt.Errorf("list sources: %w", err)
+	}
+	if cf.json {
+		printJSON(stdout, raw)
+		return nil
+	}
+	t := newTable(stdout, "ID", "URL", "BRANCH", "COMMIT", "SYNCED", "ERROR")
+	for _, s := range out.Sources {
+		t.row(s.ID, s.URL, s.Branch, shortSHA(s.Commit), fmtTime(s.SyncedAt), s.Error)
+	}
+	return t.flush()
+}
+
+// sourcesSync is `sources sync ID`: sync the branch head now. A source
+// whose content is at fault answers 422; the error shows the step and
+// reason.
+func sourcesSync(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cf := newClientFlags("sources sync", stderr)
+	pos, err := parseArgs(fs, args, 1, 1, "ID")
+	if err != nil {
+		return err
+	}
+	c, err := cf.newClient()
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Commit    string   `json:"commit"`
+		Apps      []apiApp `json:"apps"`
+		Unchanged bool     `json:"unchanged"`
+	}
+	_, raw, err := c.callJSON(ctx, request{method: http.MethodPost, path: c.ws("sources", pos[0], "sync")}, &out)
+	if err != nil {
+		return fmt.Errorf("sync source %s: %w", pos[0], err)
+	}
+	if cf.json {
+		printJSON(stdout, raw)
+		return nil
+	}
+	names := make([]string, 0, len(out.Apps))
+	for _, a := range out.Apps {
+		names = append(names, fmt.Sprintf("%s (%d actions)", a.App, len(a.Actions)))
+	}
+	note := ""
+	if out.Unchanged {
+		note = ", unchanged"
+	}
+	fmt.Fprintf(stdout, "source %s synced at %s%s: %s\n", pos[0], shortSHA(out.Commit), note, strings.Join(names, ", "))
+	return nil
+}

@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/examples"
+	"github.com/windforce/windforce/runner"
+	"github.com/windforce/windforce/server"
+	"github.com/windforce/windforce/source"
+	"github.com/windforce/windforce/spine"
+)
+
+// DevWorkspace is the workspace `windforce dev` registers the example in.
+const DevWorkspace = "default"
+
+// devSource is the id of the example's git source in DevWorkspace.
+const devSource = "hello"
+
+// devFlags is the configuration of `windforce dev`.
+type devFlags struct {
+	dir, listen, adminToken, secret string
+	concurrency                     int
+	syncInterval                    time.Duration
+}
+
+func parseDevFlags(args []string, stderr io.Writer) (*devFlags, error) {
+	f := &devFlags{}
+	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.dir, "dir", "./.windforce", "state: database, object cache, example repository, job dirs (WINDFORCE_DIR)")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP address of the API and console (WINDFORCE_LISTEN)")
+	fs.StringVar(&f.adminToken, "admin-token", "", "admin token to accept; else one is generated and kept in DIR (WINDFORCE_ADMIN_TOKEN)")
+	fs.StringVar(&f.secret, "secret", "", "key that signs WF_TOKEN and sessions; else generated and kept in DIR (WINDFORCE_SECRET)")
+	fs.IntVar(&f.concurrency, "concurrency", runtime.NumCPU(), "jobs run at once (WINDFORCE_CONCURRENCY)")
+	fs.DurationVar(&f.syncInterval, "sync-interval", 60*time.Second, "periodic poll of git sources, 0 = off (WINDFORCE_SYNC_INTERVAL)")
+	if err := applyEnv(fs); err != nil {
+		return nil, err
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	if f.concurrency < 1 {
+		return nil, &UsageError{Msg: "--concurrency must be at least 1"}
+	}
+	return f, nil
+}
+
+// RunDev runs `windforce dev`: the server (API, reaper, sweeper, poller),
+// a worker and the scheduler in one process on SQLite and a file object
+// cache under --dir. On first start it creates a git repository from the
+// bundled examples/hello and registers it as source "hello" of workspace
+// "default". It prints the console URL and the admin token, and stops
+// gracefully when ctx ends.
+func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseDevFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	dir, err := filepath.Abs(f.dir)
+	if err != nil {
+		return fmt.Errorf("dev: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("dev: create %s: %w", dir, err)
+	}
+	if f.secret, err = keptSecret(dir, "secret", f.secret); err != nil {
+		return err
+	}
+	if f.adminToken, err = keptSecret(dir, "admin-token", f.adminToken); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	warnWithoutBun(stderr)
+	sf := &serverFlags{listen: f.listen, dbURL: "sqlite://" + filepath.Join(dir, "windforce.db"),
+		objectCache: "file://" + filepath.Join(dir, "objects"), secret: f.secret, adminToken: f.adminToken,
+		syncInterval: f.syncInterval, retention: 168 * time.Hour, zombieTimeout: 60 * time.Second,
+		reaperInterval: 15 * time.Second, restartLimit: 3, maxWait: server.DefaultMaxWait}
+	p, err := openAPIStore(ctx, sf.dbURL, sf.objectCache, sf.zombieTimeout, log)
+	if err != nil {
+		return err
+	}
+	defer p.store.Close()
+	if err := ensureExample(ctx, dir, p.store, p.syncer, log); err != nil {
+		return err
+	}
+	con, err := newConsole(p, f.secret, f.adminToken, server.DefaultMaxInputBytes, log)
+	if err != nil {
+		return err
+	}
+	api, err := server.New(server.Config{Store: p.store, Syncer: p.syncer, Metrics: p.metrics, Console: con, Secret: []byte(f.secret),
+		AdminToken: f.adminToken, MaxWait: sf.maxWait, Logger: log})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", f.listen, err)
+	}
+	base := "http://" + ln.Addr().String()
+	stopServices, err := startServices(context.WithoutCancel(ctx), sf, p, log)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	defer stopServices()
+	wf := &workerFlags{dir: dir, tags: spine.DefaultTag, concurrency: f.concurrency, heartbeat: 5 * time.Second,
+		drainGrace: 5 * time.Second, secret: f.secret, url: base}
+	w, closeRunner, err := startWorker(ctx, wf, runner.Config{Dir: dir, KillGrace: runner.DefaultKillGrace,
+		Secret: []byte(f.secret), URL: base}, p.store, p.syncer.Cache, p.metrics, log)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	defer closeRunner()
+	defer w.Stop()
+	printDevBanner(stdout, base, f.adminToken)
+	return serve(ctx, ln, api.Handler(), io.Discard, log)
+}
+
+// printDevBanner tells a newcomer where to go. The "console:" and "admin
+// token:" lines are read by tests and scripts; keep their form.
+func printDevBanner(w io.Writer, base, token string) {
+	fmt.Fprintf(w, "windforce dev is running\n")
+	fmt.Fprintf(w, "console: %s/\n", base)
+	fmt.Fprintf(w, "admin token: %s\n", token)
+	fmt.Fprintf(w, "try:\n  export WINDFORCE_URL=%s WINDFORCE_TOKEN=%s\n", base, token)
+	fmt.Fprintf(w, "  windforce run hello/greet --input '{\"name\":\"Ada\"}' --wait\n")
+	fmt.Fprintf(w, "  curl -s -X POST -H \"Authorization: Bearer $WINDFORCE_TOKEN\" -d '{\"name\":\"Ada\"}' \"$WINDFORCE_URL/api/w/%s/jobs/run/hello/greet?wait=30s\"\n", DevWorkspace)
+}
+
+// warnWithoutBun says so when bun is missing: the example is TypeScript.
+func warnWithoutBun(stderr io.Writer) {
+	if _, err := exec.LookPath("bun"); err == nil {
+		return
+	}
+	fmt.Fprintln(stderr, "windforce dev: bun is not installed, so TypeScript actions (the hello example) will fail.\n"+
+		"  Install it with `npm install -g bun` (or see https://bun.sh), then run windforce dev again.")
+}
+
+// keptSecret returns given when set; otherwise the value kept in
+// dir/name, generated on first use, so restarts keep tokens valid.
+func keptSecret(dir, name, given string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	path := filepath.Join(dir, name)
+	data, err := os.ReadFile(path)
+	if err == nil && len(strings.TrimSpace(string(data))) > 0 {
+		return strings.TrimSpace(string(data)), nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("dev: read %s: %w", path, err)
+	}
+	buf := make([]byte, 24)
+	_, _ = rand.Read(buf)
+	v := hex.EncodeToString(buf)
+	if name == "admin-token" {
+		v = "wfdev_" + v
+	}
+	if err := os.WriteFile(path, []byte(v+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("dev: keep %s: %w", name, err)
+	}
+	return v, nil
+}
+
+// ensureExample registers the bundled example as a git source on first
+// start (a bare repository under dir/git) and syncs it. A failed sync is
+// logged, not fatal: dev still serves the API and console.
+func ensureExample(ctx context.Context, dir string, s server.Store, syncer *source.Syncer, log *slog.Logger) error {
+	_, err := s.GetSource(ctx, DevWorkspace, devSource)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, catalog.ErrNotFound) {
+		return fmt.Errorf("dev: read source %s: %w", devSource, err)
+	}
+	bare := filepath.Join(dir, "git", "hello.git")
+	if _, statErr := os.Stat(bare); errors.Is(statErr, fs.ErrNotExist) {
+		if err := (&source.Git{}).InitRepo(ctx, bare, "main", examples.Hello(), "hello example"); err != nil {
+			return fmt.Errorf("dev: %w", err)
+		}
+	}
+	src := catalog.Source{Workspace: DevWorkspace, ID: devSource, URL: "file://" + bare, Branch: "main"}
+	if err := syncer.AddSource(ctx, src); err != nil {
+		return fmt.Errorf("dev: register source %s: %w", devSource, err)
+	}
+	if _, err := syncer.Sync(ctx, DevWorkspace, devSource); err != nil {
+		log.Error("dev: sync of the example failed", "err", err)
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// How GET …/logs?follow=1 paces itself.
+const (
+	// followPoll is how often a live job's logs and status are read.
+	followPoll = 200 * time.Millisecond
+	// followKeepalive is the idle time after which a comment line is
+	// sent, so proxies and clients keep the connection open.
+	followKeepalive = 15 * time.Second
+)
+
+// streamed is what a handler returns once it has written the response
+// itself (a server-sent event stream); respond writes nothing more.
+type streamed struct{}
+
+// followRequested reports whether GET …/logs asks to stream (?follow=1).
+func followRequested(r *http.Request) bool { return flag(r.URL.Query().Get("follow")) }
+
+// followLogs streams job j's logs as server-sent events: each chunk is
+// "id: <seq>", "event: log" and one "data:" line per line of the chunk.
+// Last-Event-ID resumes after that seq. While the job is live the store is
+// polled every followPoll, with a keepalive comment after followKeepalive
+// of silence; once it has finished, the remaining chunks are sent, then
+// "event: end" with {"status"}, and the stream closes. The client going
+// away ends the handler through the request's context.
+func (s *Server) followLogs(w http.ResponseWriter, r *http.Request, j spine.Job) (any, error) {
+	after, err := lastEventID(r)
+	if err != nil {
+		return nil, err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx would otherwise hold events back
+	w.WriteHeader(http.StatusOK)
+	st := &sseStream{w: w, rc: http.NewResponseController(w)}
+	// A stream lasts as long as the job: a server-wide write timeout must
+	// not cut it. Servers without deadlines answer ErrNotSupported.
+	_ = st.rc.SetWriteDeadline(time.Time{})
+	if err := st.flush(); err != nil {
+		return streamed{}, nil
+	}
+	if err := s.streamLogs(r.Context(), st, j, after); err != nil && r.Context().Err() == nil {
+		s.log.Warn("log stream ended early", "job", j.ID, "err", err)
+	}
+	return streamed{}, nil
+}
+
+// streamLogs sends chunks after seq until the job has finished and its
+// last chunk is sent, or ctx ends.
+func (s *Server) streamLogs(ctx context.Context, st *sseStream, j spine.Job, after int64) error {
+	poll := time.NewTicker(followPoll)
+	defer poll.Stop()
+	lastSent := time.Now()
+	for {
+		// Status first, logs second: completion writes the last logs in the
+		// same transaction as the status, so after a finished status the
+		// logs read next are complete.
+		cur, err := s.cfg.Store.GetJob(ctx, j.Workspace, j.ID)
+		if err != nil {
+			return fmt.Errorf("read job: %w", err)
+		}
+		chunks, err := s.cfg.Store.Logs(ctx, j.ID, after)
+		if err != nil {
+			return fmt.Errorf("read logs: %w", err)
+		}
+		for _, c := range chunks {
+			st.logEvent(c)
+			after = c.Seq
+		}
+		if cur.Status.Terminal() {
+			end, _ := json.Marshal(map[string]string{"status": string(cur.Status)})
+			st.event("end", "", string(end))
+			return st.flush()
+		}
+		if len(chunks) > 0 {
+			lastSent = time.Now()
+		} else if time.Since(lastSent) >= followKeepalive {
+			st.comment("keepalive")
+			lastSent = time.Now()
+		}
+		if err := st.flush(); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-poll.C:
+		}
+	}
+}
+
+// lastEventID reads the Last-Event-ID header: the seq of the last chunk
+// the client has; 0 (from the start) when absent.
+func lastEventID(r *http.Request) (int64, error) {
+	v := strings.TrimSpace(r.Header.Get("Last-Event-ID"))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, errorf(http.StatusBadRequest, CodeBadRequest, "Last-Event-ID %q: want the id (a log seq) of a previous event", v)
+	}
+	return n, nil
+}
+
+// sseStream writes server-sent events. Write errors are remembered and
+// reported by flush: a client that went away shows up there.
+type sseStream struct {
+	w   io.Writer
+	rc  *http.ResponseController
+	err error
+}
+
+func (st *sseStream) write(s string) {
+	if st.err == nil {
+		_, st.err = io.WriteString(st.w, s)
+	}
+}
+
+// logEvent sends one chunk as an "event: log" with its seq as the id.
+func (st *sseStream) logEvent(c spine.LogChunk) {
+	st.event("log", strconv.FormatInt(c.Seq, 10), c.Data)
+}
+
+// event sends one event. A line break in data (\n, \r\n or \r: all three
+// end a line in the SSE format) starts a new data line, so the client
+// joins the lines back with \n; a lone \r therefore arrives as \n.
+func (st *sseStream) event(name, id, data string) {
+	var b strings.Builder
+	if id != "" {
+		b.WriteString("id: " + id + "\n")
+	}
+	b.WriteString("event: " + name + "\n")
+	data = strings.ReplaceAll(data, "\r\n", "\n")
+	data = strings.ReplaceAll(data, "\r", "\n")
+	for _, line := range strings.Split(data, "\n") {
+		b.WriteString("data: " + line + "\n")
+	}
+	b.WriteString("\n")
+	st.write(b.String())
+}
+
+// comment sends an SSE comment line, which clients ignore.
+func (st *sseStream) comment(text string) { st.write(": " + text + "\n\n") }
+
+// flush pushes what was written to the client.
+func (st *sseStream) flush() error {
+	if st.err != nil {
+		return st.err
+	}
+	st.err = st.rc.Flush()
+	return st.err
+}

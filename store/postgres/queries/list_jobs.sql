@@ -1,0 +1,34 @@
+-- ListJobs reads one page of a workspace's jobs, newest first by
+-- (created_at, id), with the columns and joins of get_job.sql so scanJob
+-- reads both. The cursor is always bound (the first page passes a position
+-- after every job), so it is an index condition of job_list/job_list_app,
+-- never a filter over rows already returned. Empty filters match all.
+SELECT j.id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created_at, j.input,
+       j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,
+       j.input_schema, j.output_schema, j.timeout_ms, j.tag,
+       j.max_attempts, j.backoff_ms, j.backoff_factor, coalesce(j.coalesce_key, ''),
+       CASE WHEN q.job_id IS NOT NULL THEN CASE WHEN q.running THEN 'running' ELSE 'queued' END
+            ELSE c.status END,
+       coalesce(q.priority, j.priority), q.scheduled_for,
+       coalesce(q.started_at, c.started_at), c.completed_at,
+       coalesce(q.worker, c.worker, ''),
+       coalesce(q.attempt, c.attempt, 1), coalesce(q.restarts, c.restarts, 0),
+       coalesce(q.generation, 1), r.ping,
+       c.result, c.error, q.last_error,
+       coalesce(q.canceled_by, c.canceled_by, ''), coalesce(q.canceled_reason, c.canceled_reason, '')
+FROM job j
+LEFT JOIN job_queue q ON q.job_id = j.id
+LEFT JOIN job_completed c ON c.job_id = j.id
+LEFT JOIN job_runtime r ON r.job_id = j.id
+WHERE j.workspace = @workspace
+  AND (j.created_at, j.id) < (@after_at::timestamptz, @after_id::uuid)
+  AND (@app::text = '' OR j.app_key = @app::text)
+  AND (@action::text = '' OR j.action_key = @action::text)
+  AND (@tag::text = '' OR j.tag = @tag::text)
+  AND (@trigger::text = '' OR j.trigger_kind = @trigger::text)
+  AND (q.job_id IS NOT NULL OR c.job_id IS NOT NULL)
+  AND (cardinality(@statuses::text[]) = 0
+       OR CASE WHEN q.job_id IS NOT NULL THEN CASE WHEN q.running THEN 'running' ELSE 'queued' END
+               ELSE c.status END = ANY (@statuses::text[]))
+ORDER BY j.created_at DESC, j.id DESC
+LIMIT @limit

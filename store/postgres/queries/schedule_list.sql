@@ -1,0 +1,6 @@
+-- ListSchedules: a workspace's schedules, oldest first.
+SELECT id, workspace, app_key, action_key, cron, timezone, input, no_overlap, enabled,
+       next_run_at, last_run_at, last_job_id, created_by, created_at
+FROM schedule
+WHERE workspace = @workspace
+ORDER BY created_at, id
