@@ -1,10 +1,14 @@
 package e2e_test
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +133,10 @@ func TestDevActions(t *testing.T) {
 		t.Parallel()
 		testScopes(t, d)
 	})
+	t.Run("webhook HMAC", func(t *testing.T) {
+		t.Parallel()
+		testWebhookHMAC(t, api{t: t, url: d.url, token: d.token})
+	})
 	_ = a
 }
 
@@ -241,4 +249,38 @@ func jobProcessAlive(id string) bool {
 		}
 	}
 	return false
+}
+
+// testWebhookHMAC: a signed request makes a webhook job; a tampered body,
+// a stale timestamp and a replay of a good signature are refused and make
+// nothing.
+func testWebhookHMAC(t *testing.T, admin api) {
+	secret := admin.do("POST", "/api/w/default/webhooks/hello/greet/secret", "").want(t, http.StatusCreated)["secret"].(string)
+	anon := api{t: t, url: admin.url}
+	hook := "/api/w/default/webhooks/hello/greet"
+	post := func(body, sig, ts string) reply {
+		return anon.do("POST", hook, body, "X-Windforce-Signature", sig, "X-Windforce-Timestamp", ts)
+	}
+	now := strconv.FormatInt(time.Now().Unix(), 10)
+	body := `{"name":"Hook"}`
+	good := hmacHex(secret, now+"."+body)
+	id := post(body, good, now).want(t, http.StatusCreated)["id"].(string)
+	j := admin.waitStatus(devWS, id, 30*time.Second, "success")
+	if j["trigger_kind"] != "webhook" {
+		t.Fatalf("webhook job %v", j)
+	}
+	before := jobTotal(admin)
+	post(`{"name":"Evil"}`, good, now).want(t, http.StatusUnauthorized)
+	stale := strconv.FormatInt(time.Now().Add(-10*time.Minute).Unix(), 10)
+	post(body, hmacHex(secret, stale+"."+body), stale).want(t, http.StatusUnauthorized)
+	post(body, good, now).want(t, http.StatusConflict)
+	if after := jobTotal(admin); after != before {
+		t.Fatalf("refused webhooks created jobs: %d before, %d after", before, after)
+	}
+}
+
+func hmacHex(secret, msg string) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(msg))
+	return hex.EncodeToString(mac.Sum(nil))
 }

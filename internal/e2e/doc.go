@@ -7,6 +7,18 @@
 //	  ──catalog EnqueueAction (trigger api)──▶ job
 //	  ──spine.Worker + runner (real bun)──▶ success, failure, canceled
 //
+// A second set of tests starts the real windforce binary (built once per
+// run, with -race) and drives it only through HTTP and the CLI:
+//
+//	dev_test.go      `windforce dev` on SQLite: the newcomer's two commands,
+//	                 restart keeps state, each example action, cancel (the job
+//	                 process is gone), the error table, tokens and scopes,
+//	                 webhook HMAC (valid, tampered, stale, replayed)
+//	cluster_test.go  2 × `windforce server` + 2 × `windforce worker` on one
+//	                 fresh Postgres database: sync through one server, run
+//	                 through the other, child jobs with WF_TOKEN, jobs on both
+//	                 workers, an every-second schedule that no tick fires twice
+//
 // The package has no code of its own; everything is in its tests. Run:
 //
 //	WINDFORCE_TEST_REQUIRE_BUN=1 WINDFORCE_TEST_REQUIRE_POSTGRES=1 go test -race -count=1 ./internal/e2e/
