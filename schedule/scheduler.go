@@ -69,7 +69,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	if s.Clock == nil {
 		s.Clock = time.Now
 	}
-	return s.life.Start(ctx, func(ctx context.Context) { every(ctx, s.Interval, s.pass) })
+	return s.life.StartEvery(ctx, s.Interval, s.pass)
 }
 
 // Stop ends the scheduler and waits for a pass in progress.
@@ -148,18 +148,4 @@ func (s *Scheduler) log() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return s.Logger
-}
-
-// every runs fn now and then on each tick until ctx ends.
-func every(ctx context.Context, interval time.Duration, fn func(context.Context)) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		fn(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

@@ -146,7 +146,7 @@ func (s *Server) getJob(_ http.ResponseWriter, r *http.Request, _ *caller) (any,
 	if err != nil {
 		return nil, err
 	}
-	return viewJob(j), nil
+	return ViewJob(j), nil
 }
 
 // getResult answers 200 with the outcome of a finished job, 202 {"status"}

@@ -7,9 +7,10 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// jobView is the job shape of DESIGN §4. Fields may be added, never
+// JobView is the job shape of DESIGN §4, as the API answers it and the
+// CLI reads it. Fields may be added, never
 // renamed; absent times and values are null.
-type jobView struct {
+type JobView struct {
 	ID             string          `json:"id"`
 	Workspace      string          `json:"workspace"`
 	Status         spine.Status    `json:"status"`
@@ -41,9 +42,9 @@ type jobView struct {
 	CanceledReason string          `json:"canceled_reason"`
 }
 
-// viewJob renders j in the API shape.
-func viewJob(j spine.Job) jobView {
-	return jobView{
+// ViewJob renders j in the API shape.
+func ViewJob(j spine.Job) JobView {
+	return JobView{
 		ID: j.ID.String(), Workspace: j.Workspace, Status: j.Status,
 		App: j.Pin.AppKey, Action: j.Pin.ActionKey, CommitSHA: j.Pin.CommitSHA, GitSourceID: j.Pin.GitSourceID,
 		Entrypoint: j.Pin.Entrypoint, Runtime: j.Pin.Runtime, Tag: j.Pin.Tag, Priority: j.Priority,

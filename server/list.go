@@ -41,9 +41,9 @@ func (s *Server) listJobs(_ http.ResponseWriter, r *http.Request, _ *caller) (an
 		c := encodeCursor(jobs[want-1])
 		next = &c
 	}
-	views := make([]jobView, 0, len(jobs))
+	views := make([]JobView, 0, len(jobs))
 	for _, j := range jobs {
-		views = append(views, viewJob(j))
+		views = append(views, ViewJob(j))
 	}
 	out := map[string]any{"jobs": views, "next_cursor": next}
 	if flag(r.URL.Query().Get("counts")) {

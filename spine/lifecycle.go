@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 )
 
 // ErrAlreadyStarted is returned by Start on a service that is running.
@@ -36,6 +37,12 @@ func (l *Lifecycle) Start(ctx context.Context, run func(ctx context.Context)) er
 		run(ctx)
 	}()
 	return nil
+}
+
+// StartEvery is Start with a periodic run: fn now, then every interval,
+// until Stop or ctx is canceled.
+func (l *Lifecycle) StartEvery(ctx context.Context, interval time.Duration, fn func(context.Context)) error {
+	return l.Start(ctx, func(ctx context.Context) { every(ctx, interval, fn) })
 }
 
 // Stop cancels the running goroutine and waits for it. A stopped service may

@@ -116,7 +116,7 @@ func (s *Sweeper) Start(ctx context.Context) error {
 	if s.Now == nil {
 		s.Now = time.Now
 	}
-	return s.life.Start(ctx, func(ctx context.Context) { every(ctx, s.Interval, s.pass) })
+	return s.life.StartEvery(ctx, s.Interval, s.pass)
 }
 
 // Stop ends the sweeper and waits for a sweep in progress.

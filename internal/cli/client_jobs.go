@@ -2,50 +2,20 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
+
+	"github.com/windforce/windforce/server"
 )
 
-// apiJob is the job shape of DESIGN §4 as the client reads it.
-type apiJob struct {
-	ID             string          `json:"id"`
-	Workspace      string          `json:"workspace"`
-	Status         string          `json:"status"`
-	App            string          `json:"app"`
-	Action         string          `json:"action"`
-	CommitSHA      string          `json:"commit_sha"`
-	GitSourceID    string          `json:"git_source_id"`
-	Entrypoint     string          `json:"entrypoint"`
-	Runtime        string          `json:"runtime"`
-	Tag            string          `json:"tag"`
-	Priority       int             `json:"priority"`
-	TriggerKind    string          `json:"trigger_kind"`
-	TriggerRef     string          `json:"trigger_ref"`
-	CreatedBy      string          `json:"created_by"`
-	Attempt        int             `json:"attempt"`
-	Restarts       int             `json:"restarts"`
-	Worker         string          `json:"worker"`
-	Input          json.RawMessage `json:"input"`
-	CoalesceKey    string          `json:"coalesce_key"`
-	Timeout        string          `json:"timeout"`
-	CreatedAt      *time.Time      `json:"created_at"`
-	ScheduledFor   *time.Time      `json:"scheduled_for"`
-	StartedAt      *time.Time      `json:"started_at"`
-	CompletedAt    *time.Time      `json:"completed_at"`
-	Result         json.RawMessage `json:"result"`
-	Error          *jobError       `json:"error"`
-	LastError      *jobError       `json:"last_error"`
-	CanceledBy     string          `json:"canceled_by"`
-	CanceledReason string          `json:"canceled_reason"`
-}
+// apiJob is the job shape of DESIGN §4, the server's own type.
+type apiJob = server.JobView
 
-func (j apiJob) terminal() bool { return jobOutcome{Status: j.Status}.terminal() }
+func jobTerminal(j apiJob) bool { return j.Status.Terminal() }
 
 const jobsUsage = `usage: windforce jobs list|get|result|logs|cancel|reopen …
   jobs list [--status S] [--app A] [--action X] [--tag T] [--trigger K] [--limit N] [--cursor C]
@@ -113,8 +83,8 @@ func jobsList(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	t := newTable(stdout, "ID", "STATUS", "APP/ACTION", "TRIGGER", "TAG", "ATTEMPT", "CREATED", "DURATION")
 	for _, j := range page.Jobs {
-		t.row(j.ID, j.Status, j.App+"/"+j.Action, j.TriggerKind, j.Tag, strconv.Itoa(j.Attempt),
-			fmtTime(j.CreatedAt), fmtDuration(j.StartedAt, j.CompletedAt))
+		t.row(j.ID, string(j.Status), j.App+"/"+j.Action, j.TriggerKind, j.Tag, strconv.Itoa(j.Attempt),
+			fmtTime(&j.CreatedAt), fmtDuration(j.StartedAt, j.CompletedAt))
 	}
 	if err := t.flush(); err != nil {
 		return err
@@ -171,12 +141,12 @@ func printJob(w io.Writer, j apiJob) error {
 		lastErr = j.LastError.Message
 	}
 	err := keyValues(w,
-		"id", j.ID, "status", j.Status, "app/action", j.App+"/"+j.Action, "workspace", j.Workspace,
+		"id", j.ID, "status", string(j.Status), "app/action", j.App+"/"+j.Action, "workspace", j.Workspace,
 		"trigger", j.TriggerKind+refSuffix(j.TriggerRef), "created by", j.CreatedBy,
 		"source", j.GitSourceID, "commit", j.CommitSHA, "entrypoint", j.Entrypoint+" ("+j.Runtime+")",
 		"tag", j.Tag, "priority", strconv.Itoa(j.Priority), "timeout", j.Timeout, "coalesce key", j.CoalesceKey,
 		"attempt", strconv.Itoa(j.Attempt), "restarts", strconv.Itoa(j.Restarts), "worker", j.Worker,
-		"created", fmtTime(j.CreatedAt), "scheduled for", fmtTime(j.ScheduledFor),
+		"created", fmtTime(&j.CreatedAt), "scheduled for", fmtTime(j.ScheduledFor),
 		"started", fmtTime(j.StartedAt), "completed", fmtTime(j.CompletedAt),
 		"duration", fmtDuration(j.StartedAt, j.CompletedAt),
 		"canceled by", j.CanceledBy, "cancel reason", j.CanceledReason,

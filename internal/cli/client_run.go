@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/windforce/windforce/spine"
 )
 
 // JobFailedError is a job that ended in failure (exit code 1). The
@@ -35,11 +37,7 @@ type JobCanceledError struct {
 func (e *JobCanceledError) Error() string { return fmt.Sprintf("job %s was canceled", e.ID) }
 
 // jobError is the "error" of a job: {"message","stack","kind"}.
-type jobError struct {
-	Message string `json:"message"`
-	Stack   string `json:"stack"`
-	Kind    string `json:"kind"`
-}
+type jobError = spine.JobError
 
 // jobOutcome is the answer of …/jobs/{id}/result: {id,status} plus result
 // or error once finished.
@@ -323,16 +321,16 @@ func (s *statusWatcher) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		var j apiJob
 		if _, _, err := s.c.callJSON(ctx, request{method: http.MethodGet, path: s.c.ws("jobs", s.id)}, &j); err == nil {
-			key := j.Status + "/" + strconv.Itoa(j.Attempt)
+			key := string(j.Status) + "/" + strconv.Itoa(j.Attempt)
 			// The end is printed once by waitJob, which sees it for sure.
-			if key != seen && (seen != "" || j.Status != "queued") && !j.terminal() {
+			if key != seen && (seen != "" || j.Status != "queued") && !jobTerminal(j) {
 				fmt.Fprintln(s.w, describeStatus(j))
 			}
 			seen = key
 			s.mu.Lock()
-			s.status = j.Status
+			s.status = string(j.Status)
 			s.mu.Unlock()
-			if j.terminal() {
+			if jobTerminal(j) {
 				return
 			}
 		}
@@ -347,7 +345,7 @@ func (s *statusWatcher) run(ctx context.Context) {
 // can be read.
 func (c *client) describeEnd(ctx context.Context, o jobOutcome) string {
 	var j apiJob
-	if _, _, err := c.callJSON(ctx, request{method: http.MethodGet, path: c.ws("jobs", o.ID)}, &j); err != nil || j.Status != o.Status {
+	if _, _, err := c.callJSON(ctx, request{method: http.MethodGet, path: c.ws("jobs", o.ID)}, &j); err != nil || string(j.Status) != o.Status {
 		return fmt.Sprintf("job %s %s", o.ID, o.Status)
 	}
 	return describeStatus(j)
