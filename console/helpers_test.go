@@ -72,7 +72,6 @@ func (c *clock) set(t time.Time) {
 type env struct {
 	t     testing.TB
 	db    store
-	cache objectcache.Cache
 	url   string
 	repo  *gittest.Repo
 	clock *clock
@@ -129,7 +128,7 @@ func newEnv(t testing.TB, s store, c objectcache.Cache) *env {
 	}
 	hs := httptest.NewServer(api.Handler())
 	t.Cleanup(hs.Close)
-	e := &env{t: t, db: s, cache: c, url: hs.URL, repo: gittest.New(t), clock: clk}
+	e := &env{t: t, db: s, url: hs.URL, repo: gittest.New(t), clock: clk}
 	e.repo.CopyDir(t, gittest.Example("hello"))
 	e.repo.CommitPush(t, "example")
 	if err := syncer.AddSource(t.Context(), sourceOf(e.repo.URL)); err != nil {

@@ -1,7 +1,7 @@
 -- ListJobs reads one page of a workspace's jobs, newest first by
 -- (created_at, id), with the columns and joins of get_job.sql so scanJob
 -- reads both. The cursor is always bound (the first page passes a position
--- after every job), so it is an index condition of job_list/job_list_app,
+-- after every job), so it is an index condition of job_list,
 -- never a filter over rows already returned. Empty filters match all.
 SELECT j.id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created_at, j.input,
        j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,
