@@ -98,3 +98,25 @@ func decodeOptional(w http.ResponseWriter, r *http.Request, limit int64, dst any
 	}
 	return nil
 }
+
+// inputBody reads and checks an input body (run, token webhook): empty
+// means {}, otherwise one JSON value in UTF-8 without NUL.
+func inputBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	raw, err := readBody(w, r, limit)
+	if err != nil {
+		return nil, err
+	}
+	return normalizeBody(raw)
+}
+
+// normalizeBody applies run's rules: empty means {}, otherwise one JSON
+// value in UTF-8 without NUL.
+func normalizeBody(raw []byte) ([]byte, error) {
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		return []byte("{}"), nil
+	}
+	if err := checkJSON(raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}

@@ -61,14 +61,8 @@ func (s *Server) runJob(w http.ResponseWriter, r *http.Request, c *caller) (any,
 	if err != nil {
 		return nil, err
 	}
-	body, err := readBody(w, r, s.cfg.MaxInputBytes)
+	body, err := inputBody(w, r, s.cfg.MaxInputBytes)
 	if err != nil {
-		return nil, err
-	}
-	if len(strings.TrimSpace(string(body))) == 0 {
-		body = []byte("{}")
-	}
-	if err := checkJSON(body); err != nil {
 		return nil, err
 	}
 	req := catalog.EnqueueRequest{

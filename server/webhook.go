@@ -76,7 +76,7 @@ func (s *Server) webhookWithToken(w http.ResponseWriter, r *http.Request) (any, 
 	if err := s.authorize(r, c, route{scope: auth.ScopeWebhook, job: jobNone}); err != nil {
 		return nil, err
 	}
-	body, err := webhookBody(w, r, s.cfg.MaxInputBytes)
+	body, err := inputBody(w, r, s.cfg.MaxInputBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -164,27 +164,6 @@ func checkTimestamp(ts string, now time.Time) error {
 			"%s is %s away from the server's clock; the window is %s", WebhookTimestampHeader, skew.Round(time.Second), WebhookWindow)
 	}
 	return nil
-}
-
-// webhookBody reads and checks a token-authenticated webhook's body.
-func webhookBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	raw, err := readBody(w, r, limit)
-	if err != nil {
-		return nil, err
-	}
-	return normalizeBody(raw)
-}
-
-// normalizeBody applies run's rules: empty means {}, otherwise one JSON
-// value in UTF-8 without NUL.
-func normalizeBody(raw []byte) ([]byte, error) {
-	if len(strings.TrimSpace(string(raw))) == 0 {
-		return []byte("{}"), nil
-	}
-	if err := checkJSON(raw); err != nil {
-		return nil, err
-	}
-	return raw, nil
 }
 
 // webhookRequest is the enqueue of the path's action with trigger webhook.
