@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -85,10 +86,30 @@ func (cf *clientFlags) newClient() (*client, error) {
 	if strings.TrimSpace(cf.workspace) == "" {
 		return nil, &UsageError{Msg: "--workspace is empty (WINDFORCE_WORKSPACE)"}
 	}
+	token := cf.token
+	if token == "" {
+		token = devToken(u)
+	}
 	// No overall client timeout: log streams and --wait last as long as
 	// the job; each command bounds its own waits with its context.
-	return &client{base: strings.TrimRight(cf.url, "/"), token: cf.token, workspace: cf.workspace,
+	return &client{base: strings.TrimRight(cf.url, "/"), token: token, workspace: cf.workspace,
 		hc: &http.Client{Transport: http.DefaultTransport}}, nil
+}
+
+// devToken is the admin token `windforce dev` keeps in WINDFORCE_DIR
+// (default ./.windforce), used when no token is given and the server is on
+// this machine: so `windforce run …` next to `windforce dev` needs no
+// setup. A remote server never gets it.
+func devToken(u *url.URL) string {
+	host := u.Hostname()
+	if host != "127.0.0.1" && host != "localhost" && host != "::1" {
+		return ""
+	}
+	data, err := os.ReadFile(filepath.Join(env("WINDFORCE_DIR", "./.windforce"), "admin-token"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(data))
 }
 
 // ws is the path of a workspace route: /api/w/{ws}/part/part…, each part

@@ -139,8 +139,9 @@ func printDevBanner(w io.Writer, base, token string) {
 	fmt.Fprintf(w, "windforce dev is running\n")
 	fmt.Fprintf(w, "console: %s/\n", base)
 	fmt.Fprintf(w, "admin token: %s\n", token)
-	fmt.Fprintf(w, "try:\n  export WINDFORCE_URL=%s WINDFORCE_TOKEN=%s\n", base, token)
+	fmt.Fprintf(w, "try (from this directory the client finds the token itself):\n")
 	fmt.Fprintf(w, "  windforce run hello/greet --input '{\"name\":\"Ada\"}' --wait\n")
+	fmt.Fprintf(w, "or from anywhere:\n  export WINDFORCE_URL=%s WINDFORCE_TOKEN=%s\n", base, token)
 	fmt.Fprintf(w, "  curl -s -X POST -H \"Authorization: Bearer $WINDFORCE_TOKEN\" -d '{\"name\":\"Ada\"}' \"$WINDFORCE_URL/api/w/%s/jobs/run/hello/greet?wait=30s\"\n", DevWorkspace)
 }
 

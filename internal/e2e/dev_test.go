@@ -46,7 +46,9 @@ func TestDevFromNothing(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "state")
 	d := startDev(t, dir)
-	r := cli(t, d.url, d.token, "run", "hello/greet", "--input", `{"name":"Ada"}`, "--wait")
+	// No token given: the client finds the one dev keeps in its directory.
+	r := cliEnv(t, []string{"WINDFORCE_URL=" + d.url, "WINDFORCE_DIR=" + dir, "WINDFORCE_TOKEN="},
+		"run", "hello/greet", "--input", `{"name":"Ada"}`, "--wait")
 	if r.code != 0 || !strings.Contains(r.stdout, "Hello, Ada!") {
 		t.Fatalf("run --wait: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
