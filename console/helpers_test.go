@@ -1,11 +1,11 @@
 package console_test
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -16,16 +16,12 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/windforce/windforce/catalog"
 	"github.com/windforce/windforce/console"
+	"github.com/windforce/windforce/internal/apitest"
 	"github.com/windforce/windforce/internal/gittest"
-	"github.com/windforce/windforce/internal/testdb"
-	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/schedule"
 	"github.com/windforce/windforce/server"
 	"github.com/windforce/windforce/source"
-	"github.com/windforce/windforce/store/postgres"
-	"github.com/windforce/windforce/store/sqlite"
 )
 
 func TestMain(m *testing.M) {
@@ -85,59 +81,36 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, e *env)) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		url, schema := testdb.PostgresSchema(t)
-		s, err := postgres.Open(t.Context(), url, postgres.Options{Schema: schema, MaxConns: 6, Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		fn(t, newEnv(t, s, s.ObjectCache()))
+		clk := &clock{}
+		fn(t, wrap(t, apitest.NewPostgres(t, options(clk)), clk))
 	})
 }
 
 func newSQLiteEnv(t testing.TB) *env {
 	t.Helper()
-	s, err := sqlite.Open(t.Context(), testdb.SQLitePath(t), sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	c, err := objectcache.NewFileCache(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newEnv(t, s, c)
+	clk := &clock{}
+	return wrap(t, apitest.NewSQLite(t, options(clk)), clk)
 }
 
-func newEnv(t testing.TB, s store, c objectcache.Cache) *env {
-	t.Helper()
-	if err := s.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	syncer := &source.Syncer{Catalog: s, Cache: c, Logger: log}
-	clk := &clock{}
-	con, err := console.New(console.Config{Store: s, Syncer: syncer, Secret: secret, AdminToken: adminToken, Now: clk.now, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	api, err := server.New(server.Config{Store: s, Syncer: syncer, Secret: secret, AdminToken: adminToken, Logger: log,
-		Console: con.Handler()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(api.Handler())
-	t.Cleanup(hs.Close)
-	e := &env{t: t, db: s, url: hs.URL, repo: gittest.New(t), clock: clk}
-	e.repo.CopyDir(t, gittest.Example("hello"))
-	e.repo.CommitPush(t, "example")
-	if err := syncer.AddSource(t.Context(), sourceOf(e.repo.URL)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := syncer.Sync(t.Context(), ws, "main"); err != nil {
-		t.Fatal(err)
-	}
-	return e
+// options mount the console, on clk, at "/" of the API.
+func options(clk *clock) apitest.Options {
+	return apitest.Options{Workspace: ws, Secret: secret, AdminToken: adminToken,
+		Console: func(s server.Store, syncer *source.Syncer) (http.Handler, error) {
+			cs, ok := s.(store)
+			if !ok {
+				return nil, fmt.Errorf("store %T is not a console.Store", s)
+			}
+			con, err := console.New(console.Config{Store: cs, Syncer: syncer, Secret: secret, AdminToken: adminToken,
+				Now: clk.now, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				return nil, err
+			}
+			return con.Handler(), nil
+		}}
+}
+
+func wrap(t testing.TB, a *apitest.Env, clk *clock) *env {
+	return &env{t: t, db: a.DB.(store), url: a.URL, repo: a.Repo, clock: clk}
 }
 
 // browser is a user agent with a cookie jar that does not follow
@@ -248,10 +221,6 @@ func (p *page) toLogin() {
 	if p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/login") {
 		p.t.Fatalf("answer %d to %q, want a redirect to /login; body %s", p.status, p.location, p.body)
 	}
-}
-
-func sourceOf(repoURL string) catalog.Source {
-	return catalog.Source{Workspace: ws, ID: "main", URL: repoURL, Branch: "main"}
 }
 
 var nextRE = regexp.MustCompile(`href="(/w/ws/runs\?[^"]*)" rel="next"`)

@@ -4,21 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 
+	"github.com/windforce/windforce/internal/apitest"
 	"github.com/windforce/windforce/internal/gittest"
-	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/server"
-	"github.com/windforce/windforce/source"
-	"github.com/windforce/windforce/store/postgres"
-	"github.com/windforce/windforce/store/sqlite"
 )
 
 func TestMain(m *testing.M) {
@@ -37,6 +32,7 @@ var secret = []byte("test-secret")
 // source "main" of workspace ws.
 type env struct {
 	t     testing.TB
+	api   *apitest.Env
 	db    server.Store
 	cache objectcache.Cache
 	url   string
@@ -44,58 +40,22 @@ type env struct {
 	sync1 map[string]any
 }
 
+// options are the API's settings the tests rely on.
+var options = apitest.Options{Workspace: ws, Secret: secret, AdminToken: adminToken, MaxInputBytes: maxInput}
+
 // forEachBackend runs fn once on SQLite and once on Postgres, in parallel.
 func forEachBackend(t *testing.T, fn func(t *testing.T, e *env)) {
-	t.Run("sqlite", func(t *testing.T) {
-		t.Parallel()
-		fn(t, newSQLiteEnv(t))
-	})
-	t.Run("postgres", func(t *testing.T) {
-		t.Parallel()
-		url, schema := testdb.PostgresSchema(t)
-		s, err := postgres.Open(t.Context(), url, postgres.Options{Schema: schema, MaxConns: 6, Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		fn(t, newEnv(t, s, s.ObjectCache()))
-	})
+	apitest.ForEachBackend(t, options, func(t *testing.T, a *apitest.Env) { fn(t, wrap(t, a)) })
 }
 
 // newSQLiteEnv is an env on SQLite with a file object cache.
 func newSQLiteEnv(t testing.TB) *env {
 	t.Helper()
-	s, err := sqlite.Open(t.Context(), testdb.SQLitePath(t), sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	c, err := objectcache.NewFileCache(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newEnv(t, s, c)
+	return wrap(t, apitest.NewSQLite(t, options))
 }
 
-func newEnv(t testing.TB, s server.Store, c objectcache.Cache) *env {
-	t.Helper()
-	if err := s.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	api, err := server.New(server.Config{Store: s, Syncer: &source.Syncer{Catalog: s, Cache: c, Logger: log},
-		Secret: secret, AdminToken: adminToken, MaxInputBytes: maxInput, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(api.Handler())
-	t.Cleanup(hs.Close)
-	e := &env{t: t, db: s, cache: c, url: hs.URL, repo: gittest.New(t)}
-	e.repo.CopyDir(t, gittest.Example("hello"))
-	e.repo.CommitPush(t, "example")
-	e.call("POST", "/api/w/ws/sources", adminToken, `{"id":"main","url":"`+e.repo.URL+`","branch":"main"}`).want(http.StatusCreated)
-	e.sync1 = e.call("POST", "/api/w/ws/sources/main/sync", adminToken, "").want(http.StatusOK).obj()
-	return e
+func wrap(t testing.TB, a *apitest.Env) *env {
+	return &env{t: t, api: a, db: a.DB, cache: a.Cache, url: a.URL, repo: a.Repo, sync1: a.Sync}
 }
 
 // resp is an answered request.

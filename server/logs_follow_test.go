@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,8 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/windforce/windforce/internal/testdb"
-	"github.com/windforce/windforce/runner"
+	"github.com/windforce/windforce/internal/apitest"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -218,31 +215,6 @@ func TestFollowLogsClientGone(t *testing.T) {
 	})
 }
 
-// startPythonWorker runs a runner-backed worker in-process, like
-// startWorker, for apps on the python runtime (no bun needed).
-func (e *env) startPythonWorker(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		testdb.Unavailable(t, "WINDFORCE_TEST_REQUIRE_PYTHON", "python3", err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	r, err := runner.New(runner.Config{Store: e.db, Cache: e.cache, Dir: filepath.Join(t.TempDir(), "wf"),
-		KillGrace: runner.DefaultKillGrace, MaxResultBytes: 1 << 20, MaxLogBytes: 1 << 20, Secret: secret, URL: e.url, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Close)
-	w, err := spine.NewWorker(spine.WorkerConfig{Store: e.db, Handler: r.Handle, Name: "test-worker",
-		Tags: []string{spine.DefaultTag}, Concurrency: 2, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
-}
-
 // talkApp is a python app deployed beside hello: it prints a line, waits
 // for the gate file its input names, then prints two more lines.
 const talkApp = `
@@ -279,7 +251,7 @@ func TestFollowLogsWithWorker(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.deploy("hello", map[string]string{"windforce.yaml": string(manifest) + talkApp, "talk/main.py": talkMain}).want(200)
-		e.startPythonWorker(t)
+		apitest.StartWorker(t, e.api, "python", apitest.WorkerOptions{})
 		gate := filepath.Join(t.TempDir(), "gate")
 		input, _ := json.Marshal(map[string]string{"gate": gate})
 		id := e.call("POST", "/api/w/ws/jobs/run/talk/talk", adminToken, string(input)).want(201).obj()["id"].(string)

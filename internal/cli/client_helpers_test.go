@@ -4,24 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
-	"net/http/httptest"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/windforce/windforce/internal/gittest"
-	"github.com/windforce/windforce/internal/testdb"
-	"github.com/windforce/windforce/objectcache"
-	"github.com/windforce/windforce/runner"
+	"github.com/windforce/windforce/internal/apitest"
 	"github.com/windforce/windforce/server"
-	"github.com/windforce/windforce/source"
-	"github.com/windforce/windforce/spine"
-	"github.com/windforce/windforce/store/postgres"
-	"github.com/windforce/windforce/store/sqlite"
 )
 
 const (
@@ -36,87 +25,30 @@ var testSecret = []byte("cli-test-secret")
 // apiEnv is a real API (httptest) over a real store with examples/hello
 // synced as source "main" of workspace "default".
 type apiEnv struct {
-	t     *testing.T
-	db    server.Store
-	cache objectcache.Cache
-	url   string
+	t   *testing.T
+	api *apitest.Env
+	db  server.Store
+	url string
 }
 
-// forEachBackend runs fn on SQLite and on Postgres, in parallel.
+// forEachBackend runs fn on SQLite and on Postgres, in parallel; each env
+// syncs examples/hello through the CLI itself.
 func forEachBackend(t *testing.T, fn func(t *testing.T, e *apiEnv)) {
-	t.Run("sqlite", func(t *testing.T) {
-		t.Parallel()
-		s, err := sqlite.Open(t.Context(), testdb.SQLitePath(t), sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		c, err := objectcache.NewFileCache(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		fn(t, newAPIEnv(t, s, c))
+	opts := apitest.Options{Workspace: testWS, Secret: testSecret, AdminToken: testAdminToken,
+		MaxInputBytes: 1 << 16, NoSource: true}
+	apitest.ForEachBackend(t, opts, func(t *testing.T, a *apitest.Env) {
+		e := &apiEnv{t: t, api: a, db: a.DB, url: a.URL}
+		e.mustRun("sources", "add", "main", a.Repo.URL)
+		e.mustRun("sources", "sync", "main")
+		fn(t, e)
 	})
-	t.Run("postgres", func(t *testing.T) {
-		t.Parallel()
-		url, schema := testdb.PostgresSchema(t)
-		s, err := postgres.Open(t.Context(), url, postgres.Options{Schema: schema, MaxConns: 6, Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		fn(t, newAPIEnv(t, s, s.ObjectCache()))
-	})
-}
-
-// newAPIEnv migrates s, serves the API and syncs examples/hello through
-// the CLI itself.
-func newAPIEnv(t *testing.T, s server.Store, c objectcache.Cache) *apiEnv {
-	t.Helper()
-	if err := s.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	api, err := server.New(server.Config{Store: s, Syncer: &source.Syncer{Catalog: s, Cache: c, Logger: log},
-		Secret: testSecret, AdminToken: testAdminToken, MaxInputBytes: 1 << 16, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(api.Handler())
-	t.Cleanup(hs.Close)
-	e := &apiEnv{t: t, db: s, cache: c, url: hs.URL}
-	repo := gittest.New(t)
-	repo.CopyDir(t, gittest.Example("hello"))
-	repo.CommitPush(t, "example")
-	e.mustRun("sources", "add", "main", repo.URL)
-	e.mustRun("sources", "sync", "main")
-	return e
 }
 
 // startWorker runs a runner-backed worker in-process; it skips loudly
 // without bun (fails with WINDFORCE_TEST_REQUIRE_BUN=1).
 func (e *apiEnv) startWorker() {
-	t := e.t
-	t.Helper()
-	if _, err := exec.LookPath("bun"); err != nil {
-		testdb.Unavailable(t, "WINDFORCE_TEST_REQUIRE_BUN", "bun", err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	r, err := runner.New(runner.Config{Store: e.db, Cache: e.cache, Dir: filepath.Join(t.TempDir(), "wf"),
-		KillGrace: runner.DefaultKillGrace, MaxResultBytes: 1 << 20, MaxLogBytes: 1 << 20, Secret: testSecret, URL: e.url, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Close)
-	w, err := spine.NewWorker(spine.WorkerConfig{Store: e.db, Handler: r.Handle, Name: "cli-test-worker",
-		Tags: []string{spine.DefaultTag}, Concurrency: 2, Heartbeat: 200 * time.Millisecond, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	e.t.Helper()
+	apitest.StartWorker(e.t, e.api, "bun", apitest.WorkerOptions{Name: "cli-test-worker", Heartbeat: 200 * time.Millisecond})
 }
 
 // cmdResult is what one command printed and returned.
