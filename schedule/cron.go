@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
 	// The zone database ships in the binary, so every server (and a
 	// container without /usr/share/zoneinfo) computes the same ticks.
 	_ "time/tzdata"

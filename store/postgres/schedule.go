@@ -168,9 +168,9 @@ type firedRow struct {
 	input                  []byte
 	// tick is the fired tick: the job's scheduled_for, so each job names
 	// the tick it belongs to.
-	tick time.Time
-	noOverlap              bool
-	lastJob                *uuid.UUID
+	tick      time.Time
+	noOverlap bool
+	lastJob   *uuid.UUID
 }
 
 // fireCAS moves the tick; ok is false when another server already did, or

@@ -174,9 +174,9 @@ type firedRow struct {
 	workspace, app, action, input string
 	// tick is the fired tick: the job's scheduled_for, so each job names
 	// the tick it belongs to.
-	tick time.Time
-	noOverlap                     bool
-	lastJob                       uuid.NullUUID
+	tick      time.Time
+	noOverlap bool
+	lastJob   uuid.NullUUID
 }
 
 // fireCAS moves the tick; ok is false when the tick was already fired, or
