@@ -188,7 +188,7 @@ func (c *Console) readInput(q *req, act catalog.Action) (json.RawMessage, map[st
 	if err := json.Compact(&buf, []byte(text)); err != nil {
 		return nil, map[string]string{"": "The raw input is not valid JSON: " + err.Error()}
 	}
-	if strings.Contains(buf.String(), `\u0000`) {
+	if spine.HasNUL(buf.Bytes()) {
 		return nil, map[string]string{"": "The input holds a NUL character (\\u0000), which windforce refuses."}
 	}
 	return buf.Bytes(), nil

@@ -160,9 +160,17 @@ func (c *Console) workspaces(q *req) []string {
 }
 
 // safeNext keeps a post-login redirect on this console (a path, never
-// another host).
+// another host). Browsers drop tabs and newlines from URLs and read "\" as
+// "/", so "/\t/evil.example" would become "//evil.example": any control
+// character, space or backslash is refused, and what passes must parse
+// as a bare path.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	if strings.IndexFunc(next, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '\\' }) >= 0 {
+		return ""
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil ||
+		!strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
 		return ""
 	}
 	return next
@@ -175,7 +183,9 @@ func sameOrigin(r *http.Request) bool {
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
 		return false
 	}
-	if o := r.Header.Get("Origin"); o != "" && o != "null" {
+	if o := r.Header.Get("Origin"); o != "" {
+		// "null" is an opaque origin (a sandboxed frame, a data: page):
+		// never this console.
 		u, err := url.Parse(o)
 		return err == nil && u.Host == r.Host
 	}

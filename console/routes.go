@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"net/http"
+	"net/url"
 
 	"github.com/windforce/windforce/auth"
 )
@@ -28,7 +29,7 @@ func (c *Console) routes() {
 
 	const w = "/w/{ws}"
 	read, run, admin := auth.ScopeRead, auth.ScopeRun, auth.ScopeAdmin
-	c.handle("GET "+w+"/{$}", "runs", read, func(q *req) error { redirect(q.w, q.r, "/w/"+q.ws+"/runs"); return nil })
+	c.handle("GET "+w+"/{$}", "runs", read, func(q *req) error { redirect(q.w, q.r, "/w/"+url.PathEscape(q.ws)+"/runs"); return nil })
 	c.handle("GET "+w+"/runs", "runs", read, c.runsPage)
 	c.handle("GET "+w+"/jobs/{id}", "runs", read, c.jobPage)
 	c.handle("GET "+w+"/jobs/{id}/logs", "runs", read, c.jobLogs)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -50,7 +51,7 @@ func (p previewData) Local(t time.Time) string {
 // schedulesPage lists the workspace's schedules and the create form.
 func (c *Console) schedulesPage(q *req) error {
 	f := scheduleForm{Cron: "*/5 * * * *", Input: "{}"}
-	return c.showSchedules(q, http.StatusOK, schedulesData{Form: f, Flash: q.r.URL.Query().Get("done")})
+	return c.showSchedules(q, http.StatusOK, schedulesData{Form: f, Flash: scheduleFlash[q.r.URL.Query().Get("done")]})
 }
 
 func (c *Console) showSchedules(q *req, status int, d schedulesData) error {
@@ -133,7 +134,7 @@ func (c *Console) createSchedule(q *req) error {
 	if err := c.cfg.Store.CreateSchedule(r.Context(), s); err != nil {
 		return err
 	}
-	redirect(q.w, q.r, "/w/"+q.ws+"/schedules?done=Schedule+created.")
+	redirect(q.w, q.r, "/w/"+url.PathEscape(q.ws)+"/schedules?done=created")
 	return nil
 }
 
@@ -184,7 +185,7 @@ func (c *Console) enableSchedule(q *req) error {
 	if err := c.cfg.Store.SetScheduleEnabled(q.r.Context(), q.ws, s.ID, true, cr.Next(c.now())); err != nil {
 		return err
 	}
-	redirect(q.w, q.r, "/w/"+q.ws+"/schedules?done=Schedule+enabled.")
+	redirect(q.w, q.r, "/w/"+url.PathEscape(q.ws)+"/schedules?done=enabled")
 	return nil
 }
 
@@ -197,7 +198,7 @@ func (c *Console) disableSchedule(q *req) error {
 	if err := c.cfg.Store.SetScheduleEnabled(q.r.Context(), q.ws, s.ID, false, s.NextRunAt); err != nil {
 		return err
 	}
-	redirect(q.w, q.r, "/w/"+q.ws+"/schedules?done=Schedule+disabled.")
+	redirect(q.w, q.r, "/w/"+url.PathEscape(q.ws)+"/schedules?done=disabled")
 	return nil
 }
 
@@ -210,6 +211,14 @@ func (c *Console) deleteSchedule(q *req) error {
 	if err := c.cfg.Store.DeleteSchedule(q.r.Context(), q.ws, s.ID); err != nil {
 		return err
 	}
-	redirect(q.w, q.r, "/w/"+q.ws+"/schedules?done=Schedule+deleted.")
+	redirect(q.w, q.r, "/w/"+url.PathEscape(q.ws)+"/schedules?done=deleted")
 	return nil
+}
+
+// scheduleFlash is the message after a schedule change, by the ?done=
+// code the redirect carries: fixed texts, so a crafted link cannot put
+// words of its own in the console's mouth.
+var scheduleFlash = map[string]string{
+	"created": "Schedule created.", "enabled": "Schedule enabled.",
+	"disabled": "Schedule disabled.", "deleted": "Schedule deleted.",
 }

@@ -93,14 +93,14 @@ func (c *Console) setSession(w http.ResponseWriter, r *http.Request, s session) 
 		return err
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: v, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, Expires: time.Unix(s.Expires, 0)})
+		SameSite: http.SameSiteStrictMode, Secure: overTLS(r), Expires: time.Unix(s.Expires, 0)})
 	return nil
 }
 
 // clearSession removes the session cookie.
 func clearSession(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: -1})
+		SameSite: http.SameSiteStrictMode, Secure: overTLS(r), MaxAge: -1})
 }
 
 // checkCSRF accepts a POST only with the session's CSRF token, in the
@@ -112,4 +112,11 @@ func checkCSRF(r *http.Request, s session) bool {
 		got = r.PostFormValue("csrf")
 	}
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.CSRF)) == 1
+}
+
+// overTLS reports whether the browser reached the console over HTTPS:
+// directly, or through a TLS-terminating proxy that says so. Trusting the
+// header is safe here: it can only make the cookie stricter.
+func overTLS(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
 }

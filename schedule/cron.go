@@ -54,6 +54,9 @@ func (e *SpecError) Is(target error) bool { return target == spine.ErrInvalid }
 type Cron struct {
 	sched cron.Schedule
 	loc   *time.Location
+	// wall is set for field-based specs: they are evaluated on loc's wall
+	// clock, not on its instants (see Next).
+	wall bool
 }
 
 // ParseCron parses spec in the IANA zone timezone ("" is UTC). A spec that
@@ -76,12 +79,14 @@ func ParseCron(spec, timezone string) (*Cron, error) {
 	if err != nil {
 		return nil, &SpecError{Field: FieldCron, Value: spec, Err: err}
 	}
-	// The parser defaults to the process's local zone; windforce's is
-	// explicit (UTC unless named) so every server computes the same ticks.
-	if ss, ok := s.(*cron.SpecSchedule); ok {
-		ss.Location = loc
-	}
+	// The parser defaults to the process's local zone. A field-based spec
+	// is evaluated on the zone's wall clock instead (see Next), so it runs
+	// in UTC over wall times; @every keeps real durations.
 	c := &Cron{sched: s, loc: loc}
+	if ss, ok := s.(*cron.SpecSchedule); ok {
+		ss.Location = time.UTC
+		c.wall = true
+	}
 	if c.Next(time.Now()).IsZero() {
 		return nil, &SpecError{Field: FieldCron, Value: spec, Err: errNeverFires}
 	}
@@ -107,8 +112,56 @@ func loadZone(name string) (*time.Location, error) {
 
 // Next is the first tick strictly after after, in UTC; zero when there is
 // none within five years.
+//
+// Field-based specs follow the zone's wall clock across daylight-saving
+// changes, as cron users expect: a wall time that does not exist (spring
+// forward; 02:30 in Europe/Berlin on the last Sunday of March) fires once,
+// at the first instant after the gap (03:00), rather than being skipped
+// for the day; a
+// wall time that happens twice (fall back) fires once, at its first
+// occurrence, rather than twice. (robfig/cron alone does the opposite of
+// both.)
 func (c *Cron) Next(after time.Time) time.Time {
-	t := c.sched.Next(after.In(c.loc))
+	if !c.wall {
+		return utcOrZero(c.sched.Next(after.In(c.loc)))
+	}
+	w := wallClock(after.In(c.loc))
+	// A wall time may map to an instant at or before after (the second
+	// pass of a repeated hour): step on through wall times until one
+	// lies ahead. An hour of seconds bounds the steps.
+	for range 3700 {
+		if w = c.sched.Next(w); w.IsZero() {
+			return w
+		}
+		t := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), 0, c.loc)
+		if !wallClock(t).Equal(w) {
+			t = afterGap(t, w)
+		}
+		if t.After(after) {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+// wallClock is t's wall-clock reading as a UTC time: the clock on the wall
+// with its zone taken away.
+func wallClock(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+}
+
+// afterGap is the first instant after the daylight-saving gap that wall
+// time w fell into; t is what time.Date made of w, on whichever side of
+// the gap it chose.
+func afterGap(t, w time.Time) time.Time {
+	start, end := t.ZoneBounds()
+	if wallClock(t).Before(w) {
+		return end
+	}
+	return start
+}
+
+func utcOrZero(t time.Time) time.Time {
 	if t.IsZero() {
 		return t
 	}

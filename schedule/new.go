@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -30,8 +31,13 @@ func New(s Schedule, now time.Time) (Schedule, error) {
 	if len(bytes.TrimSpace(s.Input)) == 0 {
 		s.Input = json.RawMessage(`{}`)
 	}
-	if !json.Valid(s.Input) {
-		return Schedule{}, fmt.Errorf("new schedule: %w: input is not valid JSON", spine.ErrInvalid)
+	if !utf8.Valid(s.Input) || !json.Valid(s.Input) {
+		return Schedule{}, fmt.Errorf("new schedule: %w: input is not valid JSON in UTF-8", spine.ErrInvalid)
+	}
+	if spine.HasNUL(s.Input) {
+		// Every tick would be refused by the enqueue (and Postgres refuses
+		// the row): say so now, on both databases.
+		return Schedule{}, fmt.Errorf("new schedule: %w: input holds a NUL character (\\u0000)", spine.ErrInvalid)
 	}
 	id, err := uuid.NewV7()
 	if err != nil {

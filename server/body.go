@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/windforce/windforce/spine"
 )
 
 // readBody reads a request body of at most limit bytes. A declared
@@ -45,37 +47,10 @@ func checkJSON(data []byte) error {
 	if !json.Valid(data) {
 		return errorf(http.StatusBadRequest, CodeBadRequest, "request body is not valid JSON")
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return errorf(http.StatusBadRequest, CodeBadRequest, "request body is not valid JSON: %v", err)
-	}
-	if hasNUL(v) {
+	if spine.HasNUL(data) {
 		return errorf(http.StatusBadRequest, CodeBadRequest, "request body holds a NUL character (\\u0000), which windforce refuses")
 	}
 	return nil
-}
-
-// hasNUL reports whether a decoded JSON value holds NUL in a string or key.
-func hasNUL(v any) bool {
-	switch t := v.(type) {
-	case string:
-		return strings.ContainsRune(t, 0)
-	case []any:
-		for _, e := range t {
-			if hasNUL(e) {
-				return true
-			}
-		}
-	case map[string]any:
-		for k, e := range t {
-			if strings.ContainsRune(k, 0) || hasNUL(e) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // decodeOptional decodes a small JSON request body into dst; an empty

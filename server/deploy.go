@@ -7,7 +7,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/source/manifest"
@@ -96,16 +95,12 @@ func deployRequest(b deployBody) (source.DeployRequest, error) {
 // checkDeployPath refuses a path that is absolute, leaves the repository,
 // touches .git, or is not clean slash-separated UTF-8 (400 naming it).
 func checkDeployPath(p string) error {
-	c := path.Clean(p)
-	bad := p == "" || !utf8.ValidString(p) || strings.ContainsRune(p, 0) || strings.HasPrefix(p, "/") ||
-		strings.Contains(p, "\\") || c == "." || c == ".." || strings.HasPrefix(c, "../") ||
-		c == ".git" || strings.HasPrefix(c, ".git/")
-	if bad {
+	if !source.ValidDeployPath(p) {
 		e := errorf(http.StatusBadRequest, CodeBadRequest, "files: path %q must be a relative path inside the repository", p)
 		e.Details = map[string]any{"path": p}
 		return e
 	}
-	if c != p {
+	if c := path.Clean(p); c != p {
 		e := errorf(http.StatusBadRequest, CodeBadRequest, "files: path %q is not clean (want %q)", p, c)
 		e.Details = map[string]any{"path": p}
 		return e

@@ -10,13 +10,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/windforce/windforce/auth"
 	"github.com/windforce/windforce/spine"
 )
 
 // How GET …/logs?follow=1 paces itself.
 const (
-	// followPoll is how often a live job's logs and status are read.
-	followPoll = 200 * time.Millisecond
+	// followPoll is how often a live job's logs and status are read at
+	// first and after new output; a quiet job is read less and less often,
+	// down to followPollMax.
+	followPoll    = 200 * time.Millisecond
+	followPollMax = 2 * time.Second
+	// followRecheck is how often the caller's token is checked again, so a
+	// revoked token (or a WF_TOKEN whose claim ended) stops streaming.
+	followRecheck = 10 * time.Second
+	// followWriteTimeout bounds each write: a client that stops reading
+	// while keeping its connection open cannot hold the handler forever.
+	followWriteTimeout = 30 * time.Second
 	// followKeepalive is the idle time after which a comment line is
 	// sent, so proxies and clients keep the connection open.
 	followKeepalive = 15 * time.Second
@@ -47,25 +57,40 @@ func (s *Server) followLogs(w http.ResponseWriter, r *http.Request, j spine.Job)
 	h.Set("X-Accel-Buffering", "no") // nginx would otherwise hold events back
 	w.WriteHeader(http.StatusOK)
 	st := &sseStream{w: w, rc: http.NewResponseController(w)}
-	// A stream lasts as long as the job: a server-wide write timeout must
-	// not cut it. Servers without deadlines answer ErrNotSupported.
-	_ = st.rc.SetWriteDeadline(time.Time{})
 	if err := st.flush(); err != nil {
 		return streamed{}, nil
 	}
-	if err := s.streamLogs(r.Context(), st, j, after); err != nil && r.Context().Err() == nil {
+	recheck := func() error {
+		c, err := s.authenticate(r)
+		if err == nil {
+			err = s.authorize(r, c, route{scope: auth.ScopeRead, job: jobSelf})
+		}
+		return err
+	}
+	if err := s.streamLogs(r.Context(), st, j, after, recheck); err != nil && r.Context().Err() == nil {
 		s.log.Warn("log stream ended early", "job", j.ID, "err", err)
 	}
 	return streamed{}, nil
 }
 
 // streamLogs sends chunks after seq until the job has finished and its
-// last chunk is sent, or ctx ends.
-func (s *Server) streamLogs(ctx context.Context, st *sseStream, j spine.Job, after int64) error {
-	poll := time.NewTicker(followPoll)
-	defer poll.Stop()
-	lastSent := time.Now()
+// last chunk is sent, ctx ends, or recheck refuses the caller.
+func (s *Server) streamLogs(ctx context.Context, st *sseStream, j spine.Job, after int64, recheck func() error) error {
+	wait := time.NewTimer(followPoll)
+	defer wait.Stop()
+	interval := followPoll
+	lastSent, lastCheck := time.Now(), time.Now()
 	for {
+		// A stream lasts as long as the job, so a server-wide write
+		// timeout must not cut it; each write gets its own instead.
+		// Servers without deadlines answer ErrNotSupported.
+		_ = st.rc.SetWriteDeadline(time.Now().Add(followWriteTimeout))
+		if time.Since(lastCheck) >= followRecheck {
+			if err := recheck(); err != nil {
+				return fmt.Errorf("caller no longer allowed: %w", err)
+			}
+			lastCheck = time.Now()
+		}
 		// Status first, logs second: completion writes the last logs in the
 		// same transaction as the status, so after a finished status the
 		// logs read next are complete.
@@ -87,18 +112,22 @@ func (s *Server) streamLogs(ctx context.Context, st *sseStream, j spine.Job, aft
 			return st.flush()
 		}
 		if len(chunks) > 0 {
-			lastSent = time.Now()
-		} else if time.Since(lastSent) >= followKeepalive {
-			st.comment("keepalive")
-			lastSent = time.Now()
+			lastSent, interval = time.Now(), followPoll
+		} else {
+			interval = min(interval*3/2, followPollMax)
+			if time.Since(lastSent) >= followKeepalive {
+				st.comment("keepalive")
+				lastSent = time.Now()
+			}
 		}
 		if err := st.flush(); err != nil {
 			return err
 		}
+		wait.Reset(interval)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-poll.C:
+		case <-wait.C:
 		}
 	}
 }

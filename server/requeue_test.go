@@ -1,11 +1,15 @@
 package server_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
+	"github.com/windforce/windforce/schedule"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -89,6 +93,38 @@ func TestRequeueRefused(t *testing.T) {
 		audit, err := e.db.Audit(t.Context(), claimed[0].ID)
 		if err != nil || len(audit) != 0 {
 			t.Fatalf("audit of the running job after a refused requeue: %v %v", audit, err)
+		}
+	})
+}
+
+// TestRequeueKeepsNoOverlap: a no-overlap schedule whose waiting job is
+// requeued follows the new job, so the next tick is still skipped while
+// that job waits.
+func TestRequeueKeepsNoOverlap(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		now := time.Now().UTC().Truncate(time.Second)
+		sc, err := schedule.New(schedule.Schedule{Workspace: ws, App: "hello", Action: "greet", Cron: "* * * * * *",
+			Input: json.RawMessage(`{"name":"tick"}`), NoOverlap: true, Enabled: true}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.db.CreateSchedule(ctx, sc); err != nil {
+			t.Fatal(err)
+		}
+		fired, job, err := e.db.FireTick(ctx, sc, sc.NextRunAt.Add(time.Second))
+		if err != nil || !fired || job == uuid.Nil {
+			t.Fatalf("first tick: %t %s %v", fired, job, err)
+		}
+		e.call("POST", "/api/w/ws/jobs/"+job.String()+"/requeue", adminToken, "").want(http.StatusCreated)
+		sc, err = e.db.GetSchedule(ctx, ws, sc.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fired, next, err := e.db.FireTick(ctx, sc, sc.NextRunAt.Add(time.Second))
+		if err != nil || !fired || next != uuid.Nil {
+			t.Fatalf("second tick while the requeued job waits: fired %t, job %s, %v; want skipped", fired, next, err)
 		}
 	})
 }

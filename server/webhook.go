@@ -107,8 +107,9 @@ func (s *Server) webhookWithSignature(w http.ResponseWriter, r *http.Request) (a
 		return nil, err
 	}
 	if !ok {
-		return nil, errorf(http.StatusUnauthorized, CodeUnauthorized,
-			"no webhook secret is configured for %s/%s: create one (POST …/secret) or send a webhook token", app, action)
+		// The same answer as a wrong signature: an anonymous caller learns
+		// nothing about which actions take signed webhooks.
+		return nil, errBadSignature
 	}
 	sig, err := verifySignature(secret, tsText, sigText, raw)
 	if err != nil {
@@ -134,6 +135,11 @@ func (s *Server) webhookWithSignature(w http.ResponseWriter, r *http.Request) (a
 	return s.webhookEnqueued(req, res), nil
 }
 
+// errBadSignature answers a signature that does not match, or an action
+// without a webhook secret (a secret is created with POST …/secret).
+var errBadSignature = errorf(http.StatusUnauthorized, CodeUnauthorized,
+	"webhook signature does not match: want hex HMAC-SHA256 of timestamp + \".\" + body, keyed by the action's webhook secret, in "+WebhookSignatureHeader)
+
 // verifySignature compares the sent signature with the HMAC of
 // timestamp + "." + body in constant time. It returns the expected digest
 // in lowercase hex: the replay key, the same however the sender spelled it.
@@ -145,8 +151,7 @@ func verifySignature(secret, ts, sent string, body []byte) (string, error) {
 	want := mac.Sum(nil)
 	got, err := hex.DecodeString(strings.TrimPrefix(strings.TrimSpace(sent), "sha256="))
 	if err != nil || !hmac.Equal(got, want) {
-		return "", errorf(http.StatusUnauthorized, CodeUnauthorized,
-			"webhook signature does not match: want hex HMAC-SHA256 of timestamp + \".\" + body in %s", WebhookSignatureHeader)
+		return "", errBadSignature
 	}
 	return hex.EncodeToString(want), nil
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/windforce/windforce/source/manifest"
 )
@@ -81,16 +82,34 @@ func (s *Syncer) commitAndPush(ctx context.Context, remote, branch string, d Dep
 	return nil
 }
 
+// ValidDeployPath reports whether p may be written by a deploy: a
+// relative slash path inside the repository, in UTF-8 without NUL or
+// backslash, that names no ".git" segment in any letter case (on a
+// case-insensitive file system ".GIT/hooks" is the real hooks folder).
+func ValidDeployPath(p string) bool {
+	if p == "" || !utf8.ValidString(p) || strings.ContainsAny(p, "\\\x00") || strings.HasPrefix(p, "/") {
+		return false
+	}
+	c := path.Clean(p)
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		return false
+	}
+	for _, seg := range strings.Split(c, "/") {
+		if strings.EqualFold(seg, ".git") {
+			return false
+		}
+	}
+	return true
+}
+
 // applyFiles writes and deletes files in the clone, refusing any path that
 // leaves it or touches .git.
 func applyFiles(repo string, d DeployRequest) error {
 	check := func(p string) (string, error) {
-		c := path.Clean(p)
-		if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || c == "." ||
-			c == ".." || strings.HasPrefix(c, "../") || c == ".git" || strings.HasPrefix(c, ".git/") {
+		if !ValidDeployPath(p) {
 			return "", fmt.Errorf("%w: deploy path %q must be a relative path inside the repository", manifest.ErrInvalid, p)
 		}
-		return filepath.Join(repo, filepath.FromSlash(c)), nil
+		return filepath.Join(repo, filepath.FromSlash(path.Clean(p))), nil
 	}
 	for p, data := range d.Files {
 		full, err := check(p)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -63,10 +64,33 @@ func checkJSON(what string, v json.RawMessage) (json.RawMessage, error) {
 	if !json.Valid(v) {
 		return nil, fmt.Errorf("%w: %s is not valid JSON", ErrInvalid, what)
 	}
-	if bytes.Contains(v, []byte(`\u0000`)) || bytes.IndexByte(v, 0) >= 0 {
+	if HasNUL(v) {
 		return nil, fmt.Errorf("%w: %s contains a NUL character", ErrInvalid, what)
 	}
 	return v, nil
+}
+
+// HasNUL reports whether valid JSON holds NUL in a string or key (raw, or
+// escaped as \u0000), which Postgres's jsonb refuses. It is exact: the text
+// `\\u0000` (an escaped backslash, then "u0000") is no NUL. Most values
+// are decided by a byte scan; only those holding the escape are decoded.
+func HasNUL(v json.RawMessage) bool {
+	if bytes.IndexByte(v, 0) >= 0 {
+		return true
+	}
+	if !bytes.Contains(v, []byte(`\u0000`)) {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(v))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if s, ok := tok.(string); ok && strings.IndexByte(s, 0) >= 0 {
+			return true
+		}
+	}
 }
 
 // CheckResult applies the input rules to a job's result before it is

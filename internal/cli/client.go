@@ -341,3 +341,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// transient reports whether the same request may succeed later: a proxy
+// or server hiccup (5xx) or rate limiting (429), not a refusal.
+func (e *APIError) transient() bool {
+	return e.Status >= 500 || e.Status == http.StatusTooManyRequests
+}

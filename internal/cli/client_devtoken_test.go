@@ -37,3 +37,30 @@ func TestDevTokenOnlyForThisMachine(t *testing.T) {
 		t.Fatalf("no kept token: got %q", got)
 	}
 }
+
+// TestAPIErrorTransient: a log stream retries a proxy hiccup (5xx) or
+// rate limiting, not a refusal.
+func TestAPIErrorTransient(t *testing.T) {
+	for status, want := range map[int]bool{502: true, 503: true, 500: true, 429: true, 401: false, 404: false, 422: false} {
+		if got := (&APIError{Status: status}).transient(); got != want {
+			t.Errorf("status %d transient = %t, want %t", status, got, want)
+		}
+	}
+}
+
+// TestKeptSecretKeepsAGivenToken: a token given to dev is written where
+// the client looks, so the client never sends a stale generated one.
+func TestKeptSecretKeepsAGivenToken(t *testing.T) {
+	dir := t.TempDir()
+	first, err := keptSecret(dir, "admin-token", "")
+	if err != nil || first == "" {
+		t.Fatalf("generated %q, %v", first, err)
+	}
+	if got, err := keptSecret(dir, "admin-token", "given"); err != nil || got != "given" {
+		t.Fatalf("given: %q, %v", got, err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "admin-token"))
+	if string(data) != "given\n" {
+		t.Fatalf("kept %q, want the given token", data)
+	}
+}

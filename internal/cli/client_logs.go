@@ -94,7 +94,7 @@ func (c *client) followLogs(ctx context.Context, id string, w io.Writer) (string
 			return "", ctx.Err()
 		case errors.Is(err, errNotSSE):
 			return c.pollLogs(ctx, id, w)
-		case errors.As(err, &apiErr): // the server refused: retrying would not help
+		case errors.As(err, &apiErr) && !apiErr.transient(): // the server refused: retrying would not help
 			return "", err
 		}
 		if ls.lastSeq != before {

@@ -128,9 +128,9 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer closeRunner()
-	defer w.Stop()
+	defer w.Stop() // when serving failed; after a normal stop it is a no-op
 	printDevBanner(stdout, base, f.adminToken)
-	return serve(ctx, ln, api.Handler(), io.Discard, log)
+	return serve(ctx, ln, api.Handler(), io.Discard, log, w.Stop)
 }
 
 // printDevBanner tells a newcomer where to go. The "console:" and "admin
@@ -154,13 +154,18 @@ func warnWithoutBun(stderr io.Writer) {
 		"  Install it with `npm install -g bun` (or see https://bun.sh), then run windforce dev again.")
 }
 
-// keptSecret returns given when set; otherwise the value kept in
-// dir/name, generated on first use, so restarts keep tokens valid.
+// keptSecret returns given when set (and keeps it in dir/name, where the
+// client looks for dev's token); otherwise the value kept in dir/name,
+// generated on first use, so restarts keep tokens valid.
 func keptSecret(dir, name, given string) (string, error) {
+	path := filepath.Join(dir, name)
 	if given != "" {
+		// Kept too, so a client next to dev reads the token in force.
+		if err := os.WriteFile(path, []byte(given+"\n"), 0o600); err != nil {
+			return "", fmt.Errorf("dev: keep %s: %w", name, err)
+		}
 		return given, nil
 	}
-	path := filepath.Join(dir, name)
 	data, err := os.ReadFile(path)
 	if err == nil && len(strings.TrimSpace(string(data))) > 0 {
 		return strings.TrimSpace(string(data)), nil

@@ -97,7 +97,7 @@ func RunServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer stop()
-	return serve(ctx, ln, api.Handler(), stdout, log)
+	return serve(ctx, ln, api.Handler(), stdout, log, nil)
 }
 
 // apiParts are what a server process is built from: the store, the
@@ -192,7 +192,11 @@ func startServices(ctx context.Context, f *serverFlags, p *apiParts, log *slog.L
 
 // serve serves h on ln until ctx ends, then shuts down: no new
 // connections, in-flight requests get shutdownGrace.
-func serve(ctx context.Context, ln net.Listener, h http.Handler, stdout io.Writer, log *slog.Logger) error {
+//
+// beforeShutdown, when set, runs once ctx has ended and before the HTTP
+// server stops: dev stops its worker there, so jobs finishing during the
+// drain can still reach the API (child enqueues, their own job).
+func serve(ctx context.Context, ln net.Listener, h http.Handler, stdout io.Writer, log *slog.Logger, beforeShutdown func()) error {
 	// Request contexts end when shutdown starts, so ?wait long-polls answer
 	// 202 at once instead of holding the shutdown.
 	base, endRequests := context.WithCancel(context.WithoutCancel(ctx))
@@ -207,6 +211,9 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, stdout io.Write
 	case err := <-done:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+	}
+	if beforeShutdown != nil {
+		beforeShutdown()
 	}
 	log.Info("shutting down: draining in-flight requests", "grace", shutdownGrace)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)

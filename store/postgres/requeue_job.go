@@ -45,8 +45,13 @@ func (s *Store) Requeue(ctx context.Context, workspace string, id uuid.UUID, act
 		}).Scan(&gone); err != nil {
 			return fmt.Errorf("cancel the waiting job: %w", translate(err))
 		}
-		res, err = s.EnqueueActionTx(ctx, tx, req)
-		return err
+		if res, err = s.EnqueueActionTx(ctx, tx, req); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, qScheduleHandOver, pgx.StrictNamedArgs{"old_id": id, "new_id": res.ID}); err != nil {
+			return fmt.Errorf("hand the schedule over to job %s: %w", res.ID, err)
+		}
+		return nil
 	})
 	if err != nil {
 		return spine.EnqueueResult{}, fmt.Errorf("requeue job %s: %w", id, err)

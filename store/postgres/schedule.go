@@ -25,6 +25,7 @@ var (
 	qScheduleFire       = mustQuery("schedule_fire")
 	qScheduleJobLive    = mustQuery("schedule_job_live")
 	qScheduleSetJob     = mustQuery("schedule_set_job")
+	qScheduleHandOver   = mustQuery("schedule_hand_over")
 )
 
 var _ schedule.Store = (*Store)(nil)

@@ -85,7 +85,7 @@ var (
 		qAuthCreateToken, qAuthRevokeToken,
 		qRequeueJobRead,
 		qWebhookPutSecret, qWebhookForget, qWebhookSeen,
-		qScheduleCreate, qScheduleSetEnabled, qScheduleDelete, qScheduleFire, qScheduleJobLive, qScheduleSetJob,
+		qScheduleCreate, qScheduleSetEnabled, qScheduleDelete, qScheduleFire, qScheduleJobLive, qScheduleSetJob, qScheduleHandOver,
 	}
 	readerQueries = []query{
 		qGetJob, qLogs, qAudit, qHealth,

@@ -46,8 +46,13 @@ func (s *Store) Requeue(ctx context.Context, workspace string, id uuid.UUID, act
 		if err := w.audit(ctx, id, workspace, "cancel", p.By, p.Reason, now); err != nil {
 			return err
 		}
-		res, err = s.EnqueueActionTx(ctx, w.tx, req)
-		return err
+		if res, err = s.EnqueueActionTx(ctx, w.tx, req); err != nil {
+			return err
+		}
+		if _, err := w.exec(ctx, qScheduleHandOver, sql.Named("old_id", id), sql.Named("new_id", res.ID)); err != nil {
+			return fmt.Errorf("hand the schedule over to job %s: %w", res.ID, err)
+		}
+		return nil
 	})
 	if err != nil {
 		return spine.EnqueueResult{}, fmt.Errorf("requeue job %s: %w", id, err)

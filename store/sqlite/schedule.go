@@ -24,6 +24,7 @@ const (
 	qScheduleFire       query = "schedule_fire"
 	qScheduleJobLive    query = "schedule_job_live"
 	qScheduleSetJob     query = "schedule_set_job"
+	qScheduleHandOver   query = "schedule_hand_over"
 )
 
 var _ schedule.Store = (*Store)(nil)
