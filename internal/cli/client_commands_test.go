@@ -143,8 +143,9 @@ func TestSeed(t *testing.T) {
 		if r := e.run("seed", only, "--app", "hello"); ExitCode(r.err) != 2 {
 			t.Fatalf("--app without --action: %v", r.err)
 		}
-		if r := e.run("seed", only, "--app", "hello", "--action", "greet", "--token", "wrong"); r.err == nil || !strings.Contains(r.err.Error(), "seed stopped") {
-			t.Fatalf("seed with a refused token: %v, want it to stop at once\n%s", r.err, r.stderr)
+		if r := e.run("seed", only, "--app", "hello", "--action", "greet", "--token", "wrong"); r.err == nil ||
+			!strings.Contains(r.err.Error(), "seed stopped") || !strings.Contains(r.stderr, "0 of ") {
+			t.Fatalf("seed with a refused token: %v, want it to stop at once and say what got in\n%s", r.err, r.stderr)
 		}
 	})
 }

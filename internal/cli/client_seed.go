@@ -76,6 +76,10 @@ func runSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	lines, err := sr.send(ctx, in)
 	sr.progress.done()
 	if err != nil {
+		// Say what did get in: up to seedInFlight requests were cut off in
+		// flight, so a resume should start from what the job list shows.
+		fmt.Fprintf(stderr, "seed: %d of %d lines read were enqueued before it stopped; enqueues in flight were cut off, so check `windforce jobs list --trigger seed` before resuming\n",
+			sr.enqueued.Load(), lines)
 		return err
 	}
 	return sr.report(stdout, lines, cf.json)
