@@ -30,6 +30,8 @@ type actionData struct {
 	TopErrors []string
 	Outcome   *outcomeData
 	Recent    []spine.Job
+	// RecentLive: a recent run is queued or running, so the list refreshes.
+	RecentLive bool
 }
 
 // pathAction reads the path's app and action from the catalog.
@@ -101,6 +103,9 @@ func (c *Console) showAction(q *req, status int, d actionData) error {
 		return err
 	}
 	d.Recent = recent
+	for _, j := range recent {
+		d.RecentLive = d.RecentLive || !j.Status.Terminal()
+	}
 	if q.r.Header.Get("HX-Request") != "" {
 		status = http.StatusOK // htmx swaps only 2xx answers
 	}

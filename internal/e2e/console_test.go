@@ -71,6 +71,8 @@ func flowGreet(t *testing.T, tb *browsertest.Tab) {
 	tb.Open("/w/default/apps/hello/greet")
 	tb.Do(chromedp.WaitVisible(chromedp.CSS(`[name="/name"]`)), chromedp.SendKeys(chromedp.CSS(`[name="/name"]`), "Ada"))
 	tb.Do(chromedp.Click(chromedp.CSS("#run-button")))
+	// The new run joins the page's recent runs at once.
+	tb.WaitJS(10*time.Second, `document.querySelectorAll('#recent-runs li').length === 1`)
 	// The result shows inline when the job finishes within about 5 s; on
 	// a slow machine the page links to the job instead.
 	tb.WaitJS(30*time.Second, `!!document.querySelector('#run-result') ||
@@ -81,6 +83,8 @@ func flowGreet(t *testing.T, tb *browsertest.Tab) {
 		tb.WaitText(30*time.Second, "#result", "Hello, Ada!")
 		return
 	}
+	// The recent runs refresh while one is live, until it shows finished.
+	tb.WaitText(15*time.Second, "#recent-runs", "success")
 	tb.Shot("action")
 }
 
