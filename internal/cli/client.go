@@ -347,3 +347,38 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func (e *APIError) transient() bool {
 	return e.Status >= 500 || e.Status == http.StatusTooManyRequests
 }
+
+// subcommand is one `windforce GROUP NAME …` command.
+type subcommand func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+// dispatch runs the sub-command args[0] of group (jobs, sources, …), or
+// answers usage when it is missing or unknown.
+func dispatch(ctx context.Context, group, usage string, cmds map[string]subcommand, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return &UsageError{Msg: usage}
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		return &UsageError{Msg: fmt.Sprintf("unknown %s command %q\n%s", group, args[0], usage)}
+	}
+	return cmd(ctx, args[1:], stdout, stderr)
+}
+
+// listCommand is the start of every `… list` command: no positional
+// arguments, then GET path, decoded into out. It returns the flags (for
+// --json) and the raw answer; what is listed is named in errors.
+func listCommand(ctx context.Context, name, what string, args []string, stderr io.Writer, path func(*client) string, out any) (*clientFlags, []byte, error) {
+	fs, cf := newClientFlags(name, stderr)
+	if _, err := parseArgs(fs, args, 0, 0, ""); err != nil {
+		return nil, nil, err
+	}
+	c, err := cf.newClient()
+	if err != nil {
+		return nil, nil, err
+	}
+	_, raw, err := c.callJSON(ctx, request{method: http.MethodGet, path: path(c)}, out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list %s: %w", what, err)
+	}
+	return cf, raw, nil
+}

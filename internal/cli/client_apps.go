@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"time"
 )
@@ -31,20 +29,12 @@ func runApps(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(args) == 0 || (args[0] != "list" && args[0] != "ls") {
 		return &UsageError{Msg: "usage: windforce apps list"}
 	}
-	fs, cf := newClientFlags("apps list", stderr)
-	if _, err := parseArgs(fs, args[1:], 0, 0, ""); err != nil {
-		return err
-	}
-	c, err := cf.newClient()
-	if err != nil {
-		return err
-	}
 	var out struct {
 		Apps []apiApp `json:"apps"`
 	}
-	_, raw, err := c.callJSON(ctx, request{method: http.MethodGet, path: c.ws("apps")}, &out)
+	cf, raw, err := listCommand(ctx, "apps list", "apps", args[1:], stderr, func(c *client) string { return c.ws("apps") }, &out)
 	if err != nil {
-		return fmt.Errorf("list apps: %w", err)
+		return err
 	}
 	if cf.json {
 		printJSON(stdout, raw)

@@ -27,18 +27,10 @@ const jobsUsage = `usage: windforce jobs list|get|result|logs|cancel|reopen …
 
 // runJobs dispatches `windforce jobs SUBCOMMAND`.
 func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return &UsageError{Msg: jobsUsage}
-	}
-	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+	return dispatch(ctx, "jobs", jobsUsage, map[string]subcommand{
 		"list": jobsList, "get": jobsGet, "result": jobsResult, "logs": jobsLogs,
 		"cancel": jobsCancel, "reopen": jobsReopen,
-	}
-	cmd, ok := cmds[args[0]]
-	if !ok {
-		return &UsageError{Msg: fmt.Sprintf("unknown jobs command %q\n%s", args[0], jobsUsage)}
-	}
-	return cmd(ctx, args[1:], stdout, stderr)
+	}, args, stdout, stderr)
 }
 
 // jobsList is `jobs list`: newest first, one page; the next page's

@@ -32,18 +32,9 @@ const schedulesUsage = `usage: windforce schedules add|list|rm …
 
 // runSchedules dispatches `windforce schedules SUBCOMMAND`.
 func runSchedules(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return &UsageError{Msg: schedulesUsage}
-	}
-	switch args[0] {
-	case "add":
-		return schedulesAdd(ctx, args[1:], stdout, stderr)
-	case "list", "ls":
-		return schedulesList(ctx, args[1:], stdout, stderr)
-	case "rm", "delete":
-		return schedulesRemove(ctx, args[1:], stdout, stderr)
-	}
-	return &UsageError{Msg: fmt.Sprintf("unknown schedules command %q\n%s", args[0], schedulesUsage)}
+	return dispatch(ctx, "schedules", schedulesUsage, map[string]subcommand{
+		"add": schedulesAdd, "list": schedulesList, "ls": schedulesList, "rm": schedulesRemove, "delete": schedulesRemove,
+	}, args, stdout, stderr)
 }
 
 // schedulesAdd is `schedules add APP/ACTION --cron EXPR …`. The server
@@ -90,28 +81,19 @@ func schedulesAdd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // schedulesList is `schedules list`.
 func schedulesList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, cf := newClientFlags("schedules list", stderr)
-	if _, err := parseArgs(fs, args, 0, 0, ""); err != nil {
-		return err
+	var out struct {
+		Schedules []apiSchedule `json:"schedules"`
 	}
-	c, err := cf.newClient()
+	cf, raw, err := listCommand(ctx, "schedules list", "schedules", args, stderr, func(c *client) string { return c.ws("schedules") }, &out)
 	if err != nil {
 		return err
-	}
-	_, raw, err := c.call(ctx, request{method: http.MethodGet, path: c.ws("schedules")})
-	if err != nil {
-		return fmt.Errorf("list schedules: %w", err)
 	}
 	if cf.json {
 		printJSON(stdout, raw)
 		return nil
 	}
-	list, err := decodeSchedules(raw)
-	if err != nil {
-		return err
-	}
 	t := newTable(stdout, "ID", "APP/ACTION", "CRON", "TIMEZONE", "ENABLED", "NO-OVERLAP", "NEXT RUN", "LAST RUN", "LAST JOB")
-	for _, s := range list {
+	for _, s := range out.Schedules {
 		tz := s.Timezone
 		if tz == "" {
 			tz = "UTC"
@@ -120,21 +102,6 @@ func schedulesList(ctx context.Context, args []string, stdout, stderr io.Writer)
 			fmtTime(s.NextRunAt), fmtTime(s.LastRunAt), s.LastJobID)
 	}
 	return t.flush()
-}
-
-// decodeSchedules reads {"schedules":[…]} (or a bare list).
-func decodeSchedules(raw []byte) ([]apiSchedule, error) {
-	var wrapped struct {
-		Schedules []apiSchedule `json:"schedules"`
-	}
-	if err := json.Unmarshal(raw, &wrapped); err == nil {
-		return wrapped.Schedules, nil
-	}
-	var list []apiSchedule
-	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, fmt.Errorf("decode schedules: %w", err)
-	}
-	return list, nil
 }
 
 // schedulesRemove is `schedules rm ID`.

@@ -26,18 +26,9 @@ const sourcesUsage = `usage: windforce sources add|list|sync …
 
 // runSources dispatches `windforce sources SUBCOMMAND`.
 func runSources(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return &UsageError{Msg: sourcesUsage}
-	}
-	switch args[0] {
-	case "add":
-		return sourcesAdd(ctx, args[1:], stdout, stderr)
-	case "list", "ls":
-		return sourcesList(ctx, args[1:], stdout, stderr)
-	case "sync":
-		return sourcesSync(ctx, args[1:], stdout, stderr)
-	}
-	return &UsageError{Msg: fmt.Sprintf("unknown sources command %q\n%s", args[0], sourcesUsage)}
+	return dispatch(ctx, "sources", sourcesUsage, map[string]subcommand{
+		"add": sourcesAdd, "list": sourcesList, "ls": sourcesList, "sync": sourcesSync,
+	}, args, stdout, stderr)
 }
 
 // sourcesAdd is `sources add ID URL [--branch B]`; it does not sync.
@@ -68,20 +59,12 @@ func sourcesAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 // sourcesList is `sources list`.
 func sourcesList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, cf := newClientFlags("sources list", stderr)
-	if _, err := parseArgs(fs, args, 0, 0, ""); err != nil {
-		return err
-	}
-	c, err := cf.newClient()
-	if err != nil {
-		return err
-	}
 	var out struct {
 		Sources []apiSource `json:"sources"`
 	}
-	_, raw, err := c.callJSON(ctx, request{method: http.MethodGet, path: c.ws("sources")}, &out)
+	cf, raw, err := listCommand(ctx, "sources list", "sources", args, stderr, func(c *client) string { return c.ws("sources") }, &out)
 	if err != nil {
-		return fmt.Errorf("list sources: %w", err)
+		return err
 	}
 	if cf.json {
 		printJSON(stdout, raw)
