@@ -52,11 +52,11 @@ func TestInstrumentWorker(t *testing.T) {
 		waitDone(t, s, 2)
 
 		got := serve(t, m)
-		got.want(t, 3, "windforce_jobs_claimed_total", "tag", "default")
-		got.want(t, 1, "windforce_jobs_completed_total", "status", "success", "tag", "default")
-		got.want(t, 2, "windforce_jobs_completed_total", "status", "failure", "tag", "default")
-		got.want(t, 3, "windforce_job_run_seconds", "tag", "default")
-		got.want(t, 2, "windforce_queue_failed_24h", "workspace", "a", "tag", "default")
+		got.Want(t, 3, "windforce_jobs_claimed_total", "tag", "default")
+		got.Want(t, 1, "windforce_jobs_completed_total", "status", "success", "tag", "default")
+		got.Want(t, 2, "windforce_jobs_completed_total", "status", "failure", "tag", "default")
+		got.Want(t, 3, "windforce_job_run_seconds", "tag", "default")
+		got.Want(t, 2, "windforce_queue_failed_24h", "workspace", "a", "tag", "default")
 	})
 }
 
@@ -121,9 +121,9 @@ func TestInstrumentOutcomes(t *testing.T) {
 				t.Fatalf("middleware changed the outcome: %s, %v", res, err)
 			}
 			got := serve(t, m)
-			got.want(t, 1, "windforce_jobs_claimed_total", "tag", "gpu")
-			got.want(t, 1, "windforce_jobs_completed_total", "status", c.status, "tag", "gpu")
-			got.want(t, 1, "windforce_job_run_seconds", "tag", "gpu")
+			got.Want(t, 1, "windforce_jobs_claimed_total", "tag", "gpu")
+			got.Want(t, 1, "windforce_jobs_completed_total", "status", c.status, "tag", "gpu")
+			got.Want(t, 1, "windforce_job_run_seconds", "tag", "gpu")
 		})
 	}
 }
@@ -142,7 +142,7 @@ func TestInstrumentPanic(t *testing.T) {
 		}()
 		_, _ = h(t.Context(), &spine.ClaimedJob{Pin: spine.Pin{Tag: "default"}})
 	}()
-	serve(t, m).want(t, 1, "windforce_jobs_completed_total", "status", "failure", "tag", "default")
+	serve(t, m).Want(t, 1, "windforce_jobs_completed_total", "status", "failure", "tag", "default")
 }
 
 // TestCounters: the server, sync and reaper hooks count, and a nil
@@ -158,13 +158,13 @@ func TestCounters(t *testing.T) {
 	m.SyncDone(errors.New("fetch failed"))
 	m.Reaped(spine.ReapResult{Requeued: make([]uuid.UUID, 2), Failed: make([]uuid.UUID, 1)})
 	got := serve(t, m)
-	got.want(t, 2, "windforce_jobs_enqueued_total", "trigger", "webhook", "workspace", "a")
-	got.want(t, 1, "windforce_jobs_enqueued_total", "trigger", "api", "workspace", "b")
-	got.want(t, 1, "windforce_sync_total", "result", "success")
-	got.want(t, 2, "windforce_sync_total", "result", "failure")
-	got.want(t, 2, "windforce_zombies_reaped_total", "outcome", "requeued")
-	got.want(t, 1, "windforce_zombies_reaped_total", "outcome", "failed")
-	got.want(t, 0, "windforce_zombies_reaped_total", "outcome", "canceled")
+	got.Want(t, 2, "windforce_jobs_enqueued_total", "trigger", "webhook", "workspace", "a")
+	got.Want(t, 1, "windforce_jobs_enqueued_total", "trigger", "api", "workspace", "b")
+	got.Want(t, 1, "windforce_sync_total", "result", "success")
+	got.Want(t, 2, "windforce_sync_total", "result", "failure")
+	got.Want(t, 2, "windforce_zombies_reaped_total", "outcome", "requeued")
+	got.Want(t, 1, "windforce_zombies_reaped_total", "outcome", "failed")
+	got.Want(t, 0, "windforce_zombies_reaped_total", "outcome", "canceled")
 	if n := testutil.CollectAndCount(m.Registry(), "windforce_queue_waiting"); n != 0 {
 		t.Fatalf("%d queue samples without a health source", n)
 	}

@@ -26,15 +26,15 @@ func TestQueueGauges(t *testing.T) {
 
 		m := metrics.New(metrics.Options{Health: s})
 		got := serve(t, m)
-		got.want(t, 1, "windforce_queue_health_up")
-		got.want(t, 3, "windforce_queue_waiting", "workspace", "a", "tag", "default")
-		got.want(t, 1, "windforce_queue_scheduled", "workspace", "a", "tag", "default")
-		got.want(t, 0, "windforce_queue_running", "workspace", "a", "tag", "default")
-		got.want(t, 0, "windforce_queue_waiting", "workspace", "b", "tag", "gpu")
-		got.want(t, 1, "windforce_queue_running", "workspace", "b", "tag", "gpu")
-		got.want(t, 0, "windforce_queue_expired_heartbeats", "workspace", "b", "tag", "gpu")
-		got.want(t, 0, "windforce_queue_failed_24h", "workspace", "a", "tag", "default")
-		age, ok := got.value("windforce_queue_oldest_waiting_seconds", "workspace", "a", "tag", "default")
+		got.Want(t, 1, "windforce_queue_health_up")
+		got.Want(t, 3, "windforce_queue_waiting", "workspace", "a", "tag", "default")
+		got.Want(t, 1, "windforce_queue_scheduled", "workspace", "a", "tag", "default")
+		got.Want(t, 0, "windforce_queue_running", "workspace", "a", "tag", "default")
+		got.Want(t, 0, "windforce_queue_waiting", "workspace", "b", "tag", "gpu")
+		got.Want(t, 1, "windforce_queue_running", "workspace", "b", "tag", "gpu")
+		got.Want(t, 0, "windforce_queue_expired_heartbeats", "workspace", "b", "tag", "gpu")
+		got.Want(t, 0, "windforce_queue_failed_24h", "workspace", "a", "tag", "default")
+		age, ok := got.Value("windforce_queue_oldest_waiting_seconds", "workspace", "a", "tag", "default")
 		if !ok || age < 89 || age > 3600 {
 			t.Fatalf("oldest waiting %v s (found %v), want about 90", age, ok)
 		}
@@ -42,8 +42,8 @@ func TestQueueGauges(t *testing.T) {
 		// The figures are read at scrape time: a new job shows at once, on
 		// a second Metrics too (another server over the same database).
 		enqueue(t, s, "a", "default", time.Time{}, time.Time{})
-		serve(t, m).want(t, 4, "windforce_queue_waiting", "workspace", "a", "tag", "default")
-		serve(t, metrics.New(metrics.Options{Health: s})).want(t, 4, "windforce_queue_waiting", "workspace", "a", "tag", "default")
+		serve(t, m).Want(t, 4, "windforce_queue_waiting", "workspace", "a", "tag", "default")
+		serve(t, metrics.New(metrics.Options{Health: s})).Want(t, 4, "windforce_queue_waiting", "workspace", "a", "tag", "default")
 	})
 }
 
@@ -55,12 +55,12 @@ func TestQueueGaugesDatabaseDown(t *testing.T) {
 	enqueue(t, s, "a", "default", time.Time{}, time.Time{})
 	m := metrics.New(metrics.Options{Health: s})
 	m.JobEnqueued(spine.TriggerAPI, "a")
-	serve(t, m).want(t, 1, "windforce_queue_waiting", "workspace", "a", "tag", "default")
+	serve(t, m).Want(t, 1, "windforce_queue_waiting", "workspace", "a", "tag", "default")
 	s.Close()
 	got := serve(t, m)
-	got.want(t, 0, "windforce_queue_health_up")
+	got.Want(t, 0, "windforce_queue_health_up")
 	if _, ok := got["windforce_queue_waiting"]; ok {
 		t.Fatal("queue figures served while the database is down")
 	}
-	got.want(t, 1, "windforce_jobs_enqueued_total", "trigger", "api", "workspace", "a")
+	got.Want(t, 1, "windforce_jobs_enqueued_total", "trigger", "api", "workspace", "a")
 }

@@ -13,11 +13,8 @@ import (
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/metrics/metricstest"
 	"github.com/windforce/windforce/server"
 	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/spine"
@@ -291,75 +288,18 @@ func TestMetricsEndpoint(t *testing.T) {
 		e.call("POST", "/api/w/ws/jobs/run/hello/greet?scheduled_for="+at, adminToken, `{"name":"Di"}`).want(http.StatusCreated)
 		e.signed(greetHook, `{"name":"Ada"}`, sign(key, ts, `{"name":"Ada"}`), ts).want(http.StatusConflict)
 
-		m := scrapeMetrics(t, e.url+"/metrics")
-		wantSample(t, m, 3, "windforce_queue_waiting", "workspace", "ws", "tag", "default")
-		wantSample(t, m, 1, "windforce_queue_scheduled", "workspace", "ws", "tag", "default")
-		wantSample(t, m, 0, "windforce_queue_running", "workspace", "ws", "tag", "default")
-		wantSample(t, m, 2, "windforce_jobs_enqueued_total", "trigger", "webhook", "workspace", "ws")
-		wantSample(t, m, 2, "windforce_jobs_enqueued_total", "trigger", "api", "workspace", "ws")
+		m := metricstest.Get(t, e.url+"/metrics")
+		m.Want(t, 3, "windforce_queue_waiting", "workspace", "ws", "tag", "default")
+		m.Want(t, 1, "windforce_queue_scheduled", "workspace", "ws", "tag", "default")
+		m.Want(t, 0, "windforce_queue_running", "workspace", "ws", "tag", "default")
+		m.Want(t, 2, "windforce_jobs_enqueued_total", "trigger", "webhook", "workspace", "ws")
+		m.Want(t, 2, "windforce_jobs_enqueued_total", "trigger", "api", "workspace", "ws")
 
 		// The first server shares the database: same queue, its own counters.
-		first := scrapeMetrics(t, firstURL+"/metrics")
-		wantSample(t, first, 3, "windforce_queue_waiting", "workspace", "ws", "tag", "default")
+		first := metricstest.Get(t, firstURL+"/metrics")
+		first.Want(t, 3, "windforce_queue_waiting", "workspace", "ws", "tag", "default")
 		if _, ok := first["windforce_jobs_enqueued_total"]; ok {
 			t.Fatal("the first server counted enqueues it did not make")
 		}
 	})
-}
-
-// scrapeMetrics GETs url without a token and parses the text format.
-func scrapeMetrics(t *testing.T, url string) map[string]*dto.MetricFamily {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), "GET", url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d", url, res.StatusCode)
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fams
-}
-
-// wantSample fails unless name has a sample with exactly these labels and
-// value v.
-func wantSample(t *testing.T, fams map[string]*dto.MetricFamily, v float64, name string, labels ...string) {
-	t.Helper()
-	for _, m := range fams[name].GetMetric() {
-		if len(m.GetLabel())*2 != len(labels) {
-			continue
-		}
-		if !sameLabels(m, labels) {
-			continue
-		}
-		got := m.GetGauge().GetValue() + m.GetCounter().GetValue()
-		if got != v {
-			t.Fatalf("%s%v = %v, want %v", name, labels, got, v)
-		}
-		return
-	}
-	t.Fatalf("no sample %s%v", name, labels)
-}
-
-// sameLabels reports whether m's labels are exactly the name=value pairs.
-func sameLabels(m *dto.Metric, pairs []string) bool {
-	want := map[string]string{}
-	for i := 0; i+1 < len(pairs); i += 2 {
-		want[pairs[i]] = pairs[i+1]
-	}
-	for _, l := range m.GetLabel() {
-		if v, ok := want[l.GetName()]; !ok || v != l.GetValue() {
-			return false
-		}
-	}
-	return len(m.GetLabel()) == len(want)
 }
