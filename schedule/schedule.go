@@ -26,6 +26,9 @@ type Schedule struct {
 	// NextRunAt is the next tick; it is the unique key that lets only one
 	// of many servers fire it.
 	NextRunAt time.Time
+	// LastRunAt is the last tick fired, whether it made a job or was
+	// skipped (no-overlap, an action that cannot run); LastJobID is the
+	// last job a tick made (or, after a requeue, its replacement).
 	LastRunAt *time.Time
 	LastJobID *uuid.UUID
 	CreatedBy string
