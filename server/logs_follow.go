@@ -21,9 +21,6 @@ const (
 	// down to followPollMax.
 	followPoll    = 200 * time.Millisecond
 	followPollMax = 2 * time.Second
-	// followRecheck is how often the caller's token is checked again, so a
-	// revoked token (or a WF_TOKEN whose claim ended) stops streaming.
-	followRecheck = 10 * time.Second
 	// followWriteTimeout bounds each write: a client that stops reading
 	// while keeping its connection open cannot hold the handler forever.
 	followWriteTimeout = 30 * time.Second
@@ -31,6 +28,11 @@ const (
 	// sent, so proxies and clients keep the connection open.
 	followKeepalive = 15 * time.Second
 )
+
+// followRecheck is how often a stream checks its caller's token again, so
+// a revoked token (or a WF_TOKEN whose claim ended) stops streaming. A
+// variable so tests can shorten it.
+var followRecheck = 10 * time.Second
 
 // streamed is what a handler returns once it has written the response
 // itself (a server-sent event stream); respond writes nothing more.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -282,6 +283,41 @@ func TestFollowLogsWithWorker(t *testing.T) {
 		resumed, status := e.follow(t, id, first.id).untilEnd(t)
 		if status != "success" || joinLogs(resumed) != joinLogs(rest) {
 			t.Fatalf("resumed after %s: %q status %q, want %q", first.id, joinLogs(resumed), status, joinLogs(rest))
+		}
+	})
+}
+
+// TestFollowLogsEndsWhenTokenRevoked: revocation takes effect at once,
+// also for a log stream already open: the stream of a job that never ends
+// closes soon after its token is revoked, without an end event.
+func TestFollowLogsEndsWhenTokenRevoked(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, e *env) {
+		tok := e.call("POST", "/api/tokens", adminToken, `{"workspace":"ws","scopes":["read","run"],"label":"stream"}`).want(http.StatusCreated).obj()
+		id := e.call("POST", "/api/w/ws/jobs/run/hello/greet", tok["token"].(string), `{"name":"Ada"}`).want(http.StatusCreated).obj()["id"].(string)
+		req, err := http.NewRequestWithContext(t.Context(), "GET", e.url+"/api/w/ws/jobs/"+id+"/logs?follow=1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+tok["token"].(string))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("follow answered %d", res.StatusCode)
+		}
+		e.call("DELETE", "/api/tokens/"+tok["id"].(string), adminToken, "").want(http.StatusOK)
+		body := make(chan string, 1)
+		go func() { b, _ := io.ReadAll(res.Body); body <- string(b) }()
+		select {
+		case b := <-body:
+			if strings.Contains(b, "event: end") {
+				t.Fatalf("the stream ended as if the job had finished:\n%s", b)
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatal("the stream of a revoked token is still open after 15s")
 		}
 	})
 }
