@@ -46,9 +46,11 @@ func (s *Server) deployApp(w http.ResponseWriter, r *http.Request, _ *caller) (a
 	}
 	var ge *source.GitError
 	if errors.As(err, &ge) && !isSyncError(err) && len(ge.Args) > 0 && ge.Args[0] == "push" {
-		// The branch moved between clone and push: nothing was forced.
+		// The branch moved between clone and push, or the remote refused
+		// the push: nothing was forced, the catalog is as it was.
 		return nil, &Error{Status: http.StatusConflict, Code: CodeConflict,
-			Message: "deploy: the branch moved while deploying; nothing was pushed, retry", Err: err}
+			Message: "deploy: the push was refused (the branch moved meanwhile, or the remote's rules); nothing changed",
+			Details: map[string]any{"git": ge.Stderr}, Err: err}
 	}
 	if err != nil {
 		return nil, err

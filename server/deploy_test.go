@@ -2,7 +2,10 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,6 +77,27 @@ func TestDeploy(t *testing.T) {
 		src := e.call("GET", "/api/w/ws/sources", adminToken, "").want(http.StatusOK).obj()["sources"].([]any)[0].(map[string]any)
 		if src["commit"] != commit || !strings.Contains(src["error"].(string), "windforce.yaml") {
 			t.Fatalf("source after a refused deploy: %v", src)
+		}
+	})
+}
+
+// TestDeployPushRefused: a push the remote refuses (here its pre-receive
+// hook; in life, mostly the branch moving meanwhile) is 409 with git's
+// words, and the catalog stays on its commit.
+func TestDeployPushRefused(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, e *env) {
+		hook := filepath.Join(e.repo.Bare, "hooks", "pre-receive")
+		if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'frozen for the release' >&2\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		details := e.deploy("hello", map[string]string{"README.md": "changed\n"}).wantError(http.StatusConflict, "conflict")
+		if !strings.Contains(fmt.Sprint(details["git"]), "frozen for the release") {
+			t.Fatalf("details %v do not carry git's words", details)
+		}
+		app := e.call("GET", "/api/w/ws/apps/hello", adminToken, "").want(http.StatusOK).obj()
+		if app["commit_sha"] != e.sync1["commit"] {
+			t.Fatalf("catalog pins %v after a refused push, want %v", app["commit_sha"], e.sync1["commit"])
 		}
 	})
 }
