@@ -364,11 +364,11 @@ func dispatch(ctx context.Context, group, usage string, cmds map[string]subcomma
 	return cmd(ctx, args[1:], stdout, stderr)
 }
 
-// listCommand is the start of every `… list` command: no positional
-// arguments, then GET path, decoded into out. It returns the flags (for
-// --json) and the raw answer; what is listed is named in errors.
-func listCommand(ctx context.Context, name, what string, args []string, stderr io.Writer, path func(*client) string, out any) (*clientFlags, []byte, error) {
-	fs, cf := newClientFlags(name, stderr)
+// listCommand is the start of every `GROUP list` command (apps, sources,
+// schedules): no positional arguments, then GET /api/w/{ws}/GROUP, decoded
+// into out. It returns the flags (for --json) and the raw answer.
+func listCommand(ctx context.Context, group string, args []string, stderr io.Writer, out any) (*clientFlags, []byte, error) {
+	fs, cf := newClientFlags(group+" list", stderr)
 	if _, err := parseArgs(fs, args, 0, 0, ""); err != nil {
 		return nil, nil, err
 	}
@@ -376,9 +376,9 @@ func listCommand(ctx context.Context, name, what string, args []string, stderr i
 	if err != nil {
 		return nil, nil, err
 	}
-	_, raw, err := c.callJSON(ctx, request{method: http.MethodGet, path: path(c)}, out)
+	_, raw, err := c.callJSON(ctx, request{method: http.MethodGet, path: c.ws(group)}, out)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list %s: %w", what, err)
+		return nil, nil, fmt.Errorf("list %s: %w", group, err)
 	}
 	return cf, raw, nil
 }

@@ -32,7 +32,7 @@ func runApps(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var out struct {
 		Apps []apiApp `json:"apps"`
 	}
-	cf, raw, err := listCommand(ctx, "apps list", "apps", args[1:], stderr, func(c *client) string { return c.ws("apps") }, &out)
+	cf, raw, err := listCommand(ctx, "apps", args[1:], stderr, &out)
 	if err != nil {
 		return err
 	}

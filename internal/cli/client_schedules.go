@@ -84,7 +84,7 @@ func schedulesList(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var out struct {
 		Schedules []apiSchedule `json:"schedules"`
 	}
-	cf, raw, err := listCommand(ctx, "schedules list", "schedules", args, stderr, func(c *client) string { return c.ws("schedules") }, &out)
+	cf, raw, err := listCommand(ctx, "schedules", args, stderr, &out)
 	if err != nil {
 		return err
 	}

@@ -62,7 +62,7 @@ func sourcesList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var out struct {
 		Sources []apiSource `json:"sources"`
 	}
-	cf, raw, err := listCommand(ctx, "sources list", "sources", args, stderr, func(c *client) string { return c.ws("sources") }, &out)
+	cf, raw, err := listCommand(ctx, "sources", args, stderr, &out)
 	if err != nil {
 		return err
 	}
