@@ -78,6 +78,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 			Name: "timestamptz", OID: pgtype.TimestamptzOID,
 			Codec: &pgtype.TimestamptzCodec{ScanLocation: time.UTC},
 		})
+		registerUUID(conn.TypeMap())
 		return nil
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
