@@ -34,7 +34,8 @@ type Store interface {
 
 	// Heartbeat renews the ping of every lease whose claim token still
 	// matches, in one statement, and returns those leases with their cancel
-	// mark (invariant 3). A lease missing from the result is lost.
+	// mark (invariant 3). A lease missing from the result is lost. A lease
+	// named twice is renewed and returned once.
 	Heartbeat(ctx context.Context, p HeartbeatParams) ([]HeartbeatResult, error)
 
 	// Complete finishes an owned job in one transaction: the fenced delete

@@ -293,11 +293,19 @@ func (w *Worker) heartbeatLoop(ctx context.Context) {
 func (w *Worker) heartbeatOnce(ctx context.Context) {
 	w.mu.Lock()
 	leases := make([]Lease, 0, len(w.running))
+	named := make(map[Lease]bool, len(w.running))
 	for _, a := range w.running {
 		leases = append(leases, a.lease)
+		named[a.lease] = true
 	}
 	w.mu.Unlock()
-	leases = append(leases, w.completer.leases()...)
+	// A finished job is handed to the completer before it leaves running:
+	// name it once.
+	for _, l := range w.completer.leases() {
+		if !named[l] {
+			leases = append(leases, l)
+		}
+	}
 	if len(leases) == 0 {
 		return
 	}

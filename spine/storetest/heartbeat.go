@@ -69,6 +69,29 @@ func testHeartbeat(t *testing.T, newStore newStoreFunc) {
 		sameTimePtr(t, "ping after the current owner's heartbeat", b.get(newer.ID).Ping, beat)
 	})
 
+	// A worker's heartbeat may name a job twice: a finished job is handed
+	// to the batch completer before it leaves the running set. One
+	// duplicate once made the whole Postgres statement fail ("ON CONFLICT
+	// DO UPDATE command cannot affect row a second time"), so no running
+	// job of that worker was renewed.
+	t.Run("DuplicateLeases", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, newStore)
+		b.enqueueN(2)
+		jobs := b.claim(spine.ClaimParams{Limit: 2})
+		if len(jobs) != 2 {
+			t.Fatalf("claimed %d jobs, want 2", len(jobs))
+		}
+		beat := b.clock.Advance(3 * time.Second)
+		got := b.heartbeat(beat, lease(jobs[0]), lease(jobs[1]), lease(jobs[0]))
+		if len(got) != 2 {
+			t.Fatalf("heartbeat naming one lease twice returned %+v, want both jobs once", got)
+		}
+		for _, j := range jobs {
+			sameTimePtr(t, "ping after a heartbeat with a duplicate lease", b.get(j.ID).Ping, beat)
+		}
+	})
+
 	t.Run("LostLeasesAbsent", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t, newStore)

@@ -6,9 +6,11 @@
 -- and with the fenced delete of a completion. So a reaper skips a job whose
 -- heartbeat is in flight, and a heartbeat that waited behind a reaper or a
 -- completion re-checks the row and leaves a lost lease out. Rows are locked
--- in job_id order so two overlapping heartbeats cannot deadlock.
+-- in job_id order so two overlapping heartbeats cannot deadlock. DISTINCT:
+-- a lease named twice must not make the upsert touch a row twice (an error
+-- that would fail the whole heartbeat).
 WITH leases AS (
-    SELECT * FROM unnest(@job_ids::uuid[], @claim_tokens::uuid[]) AS l(job_id, claim_token)
+    SELECT DISTINCT * FROM unnest(@job_ids::uuid[], @claim_tokens::uuid[]) AS l(job_id, claim_token)
 ), owned AS MATERIALIZED (
     SELECT q.job_id, q.canceled_by IS NOT NULL AS cancel_requested
     FROM job_queue q
