@@ -114,3 +114,42 @@ func TestConcurrentClaimsNeverShareOrExceedLimit(t *testing.T) {
 		t.Fatalf("claimed %d distinct jobs, want %d", len(seen), jobs)
 	}
 }
+
+// Completion and heartbeat lock each lease's row through a primary-key
+// probe, never a scan of job_queue, even when the planner believes the
+// queue is tiny (a fresh schema, never analyzed: the state in which a
+// worker starting on an empty queue caches its prepared plans for the
+// connection's life).
+func TestLeaseLocksProbeByKey(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	const n = 500
+	ids, tokens := make([]uuid.UUID, n), make([]uuid.UUID, n)
+	results, nows := make([]*string, n), make([]*string, n)
+	for i := range ids {
+		ids[i], tokens[i] = uuid.New(), uuid.New()
+	}
+	for name, q := range map[string]struct {
+		sql  string
+		args pgx.StrictNamedArgs
+	}{
+		"complete batch": {qCompleteBatch, pgx.StrictNamedArgs{"job_ids": ids, "claim_tokens": tokens, "results": results, "nows": nows}},
+		"heartbeat":      {qHeartbeat, pgx.StrictNamedArgs{"job_ids": ids, "claim_tokens": tokens, "now": nil}},
+	} {
+		plan := explain(t, s, q.sql, q.args)
+		if under := planBelow(plan, "LockRows"); !strings.Contains(under, "Index Scan using job_queue_pkey on job_queue") {
+			t.Errorf("%s locks rows found by %q, not by a job_queue_pkey probe:\n%s", name, under, plan)
+		}
+	}
+}
+
+// planBelow returns the plan line right below the first node named node.
+func planBelow(plan, node string) string {
+	lines := strings.Split(plan, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "->  "+node) && i+1 < len(lines) {
+			return strings.TrimSpace(lines[i+1])
+		}
+	}
+	return ""
+}

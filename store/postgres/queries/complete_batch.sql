@@ -2,12 +2,21 @@
 -- complete.sql would (invariant 5), so one round trip and one commit serve
 -- the whole batch.
 --
--- batch holds one row per request (the caller never repeats a lease). owned
--- locks the queue rows whose claim token still matches and that still run,
--- in job_id order, so two overlapping batches (or a batch and a heartbeat,
--- which also locks in job_id order) cannot deadlock; a row that waited for
--- its lock is re-checked against the fence before it is taken. A lease that
--- is lost simply finds no row: its job is left alone and the others go on.
+-- batch holds one row per request (the caller never repeats a lease), in
+-- job_id order. owned walks it in that order and, for each lease, locks the
+-- queue row whose claim token still matches and that still runs, so two
+-- overlapping batches (or a batch and a heartbeat, which also locks in
+-- job_id order) cannot deadlock; a row that waited for its lock is
+-- re-checked against the fence before it is taken. A lease that is lost
+-- simply finds no row: its job is left alone and the others go on.
+--
+-- The lookup is a LATERAL subquery with its own FOR UPDATE, which the
+-- planner cannot flatten into a join: each lease is one primary-key probe
+-- whatever the statistics say. As a plain join, the plan cached while
+-- job_queue was small (a fresh schema, autovacuum off) was a hash join over
+-- a sequential scan of the whole queue, run for every batch however deep
+-- the queue had grown since.
+--
 -- finished deletes the locked rows and carries each one's result and time
 -- along (so no CTE is joined back to the batch: a batch of thousands stays
 -- linear), recorded writes their job_completed rows (canceled when they
@@ -18,13 +27,16 @@ WITH batch AS (
     SELECT *
     FROM unnest(@job_ids::uuid[], @claim_tokens::uuid[], @results::text[], @nows::timestamptz[])
         AS b(job_id, claim_token, result, now)
+    ORDER BY job_id
 ), owned AS MATERIALIZED (
     SELECT q.job_id, b.result, coalesce(b.now, now()) AS now
     FROM batch b
-    JOIN job_queue q ON q.job_id = b.job_id AND q.claim_token = b.claim_token
-    WHERE q.running AND q.job_id = ANY (@job_ids::uuid[])
-    ORDER BY q.job_id
-    FOR UPDATE OF q
+    CROSS JOIN LATERAL (
+        SELECT job_id
+        FROM job_queue
+        WHERE job_id = b.job_id AND claim_token = b.claim_token AND running
+        FOR UPDATE
+    ) AS q
 ), finished AS (
     DELETE FROM job_queue q
     USING owned o

@@ -6,18 +6,23 @@
 -- and with the fenced delete of a completion. So a reaper skips a job whose
 -- heartbeat is in flight, and a heartbeat that waited behind a reaper or a
 -- completion re-checks the row and leaves a lost lease out. Rows are locked
--- in job_id order so two overlapping heartbeats cannot deadlock. DISTINCT:
--- a lease named twice must not make the upsert touch a row twice (an error
--- that would fail the whole heartbeat).
+-- in job_id order so two overlapping heartbeats cannot deadlock: leases
+-- are walked in that order, each one's row probed and locked by a LATERAL
+-- subquery that the planner cannot turn into a scan of the whole queue (see
+-- complete_batch.sql). DISTINCT: a lease named twice must not make the
+-- upsert touch a row twice (an error that would fail the whole heartbeat).
 WITH leases AS (
     SELECT DISTINCT * FROM unnest(@job_ids::uuid[], @claim_tokens::uuid[]) AS l(job_id, claim_token)
+    ORDER BY job_id
 ), owned AS MATERIALIZED (
-    SELECT q.job_id, q.canceled_by IS NOT NULL AS cancel_requested
-    FROM job_queue q
-    JOIN leases l ON l.job_id = q.job_id AND l.claim_token = q.claim_token
-    WHERE q.running
-    ORDER BY q.job_id
-    FOR KEY SHARE OF q
+    SELECT q.job_id, q.cancel_requested
+    FROM leases l
+    CROSS JOIN LATERAL (
+        SELECT job_id, canceled_by IS NOT NULL AS cancel_requested
+        FROM job_queue
+        WHERE job_id = l.job_id AND claim_token = l.claim_token AND running
+        FOR KEY SHARE
+    ) AS q
 ), pinged AS (
     INSERT INTO job_runtime (job_id, ping)
     SELECT job_id, coalesce(@now::timestamptz, now()) FROM owned
