@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -152,4 +154,66 @@ func planBelow(plan, node string) string {
 		}
 	}
 	return ""
+}
+
+// The claim's plan as a worker caches it on a fresh, never-analyzed queue
+// (a generic plan: pgx prepares each statement) reads the claim index by
+// tag and updates the picked rows by TID. It once updated them through a
+// job_id condition on job_queue_claim, reading the whole index per job.
+func TestClaimGenericPlan(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	plan := explainGeneric(t, s, qClaim, map[string]string{
+		"tags": "text[]", "limit": "int", "now": "timestamptz", "worker": "text",
+	})
+	if !strings.Contains(plan, "Tid Scan on job_queue") {
+		t.Errorf("claim does not update the picked rows by TID:\n%s", plan)
+	}
+	if strings.Count(plan, "job_queue_claim") != 1 || strings.Contains(plan, "Seq Scan on job_queue") {
+		t.Errorf("claim reads job_queue other than by one ordered scan of job_queue_claim:\n%s", plan)
+	}
+}
+
+// explainGeneric returns the generic plan of a query with named arguments
+// of the given types: the plan a connection caches after a few runs of a
+// prepared statement.
+func explainGeneric(t *testing.T, s *Store, query string, types map[string]string) string {
+	t.Helper()
+	ctx := context.Background()
+	var order []string
+	sql := regexp.MustCompile(`@(\w+)`).ReplaceAllStringFunc(query, func(m string) string {
+		name := m[1:]
+		i := slices.Index(order, name)
+		if i < 0 {
+			order = append(order, name)
+			i = len(order) - 1
+		}
+		return fmt.Sprintf("$%d", i+1)
+	})
+	decl, nulls := make([]string, len(order)), make([]string, len(order))
+	for i, name := range order {
+		decl[i], nulls[i] = types[name], "NULL"
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	for _, stmt := range []string{
+		"SET LOCAL plan_cache_mode = force_generic_plan",
+		fmt.Sprintf("PREPARE generic_plan (%s) AS %s", strings.Join(decl, ", "), sql),
+	} {
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt[:30], err)
+		}
+	}
+	rows, err := tx.Query(ctx, fmt.Sprintf("EXPLAIN EXECUTE generic_plan (%s)", strings.Join(nulls, ", ")))
+	if err != nil {
+		t.Fatalf("explain: %v", err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatalf("explain: %v", err)
+	}
+	return strings.Join(lines, "\n")
 }
