@@ -31,7 +31,14 @@ func testRaces(t *testing.T, newStore newStoreFunc) {
 	})
 	t.Run("CancelVersusComplete", func(t *testing.T) {
 		t.Parallel()
-		testRaceCancelComplete(t, newStore)
+		testRaceCancelComplete(t, newStore, 1)
+	})
+	// The batch completer's statement locks and deletes many rows; a cancel
+	// mark committed while it waits for a lock must still make that job
+	// canceled, not lost from the batch.
+	t.Run("CancelVersusCompleteBatch", func(t *testing.T) {
+		t.Parallel()
+		testRaceCancelComplete(t, newStore, 4)
 	})
 }
 
@@ -253,7 +260,7 @@ func testRaceCancelClaim(t *testing.T, newStore newStoreFunc) {
 // testRaceCancelComplete cancels running jobs while their worker completes
 // them: a cancel that answered "marked" must end the job canceled; one
 // that came too late must be refused as a conflict and leave it success.
-func testRaceCancelComplete(t *testing.T, newStore newStoreFunc) {
+func testRaceCancelComplete(t *testing.T, newStore newStoreFunc, batch int) {
 	b := setup(t, newStore)
 	b.enqueueN(raceJobs)
 	jobs := b.claimAll(raceJobs, b.clock.Now())
@@ -278,13 +285,16 @@ func testRaceCancelComplete(t *testing.T, newStore newStoreFunc) {
 		return nil
 	})
 	r.spawn(func() error {
-		for _, j := range jobs {
-			st, err := b.store.Complete(b.ctx, spine.CompleteParams{Lease: lease(j), Result: json.RawMessage(`{"ok":true}`), Now: now})
+		for start := 0; start < len(jobs); start += batch {
+			chunk := jobs[start:min(start+batch, len(jobs))]
+			statuses, err := completeChunk(b, chunk, now)
 			if err != nil {
-				return fmt.Errorf("Complete(%v) by its only owner: %w", j.ID, err)
+				return err
 			}
 			mu.Lock()
-			completed[j.ID] = st
+			for i, j := range chunk {
+				completed[j.ID] = statuses[i]
+			}
 			mu.Unlock()
 		}
 		return nil
@@ -308,4 +318,33 @@ func testRaceCancelComplete(t *testing.T, newStore newStoreFunc) {
 			t.Fatalf("job %v: Cancel of a running job answered %q", j.ID, cancelOut[j.ID])
 		}
 	}
+}
+
+// completeChunk completes jobs by their only owner: one Complete for a
+// single job, one CompleteBatch for more.
+func completeChunk(b *bundle, jobs []spine.ClaimedJob, now time.Time) ([]spine.Status, error) {
+	ok := json.RawMessage(`{"ok":true}`)
+	if len(jobs) == 1 {
+		st, err := b.store.Complete(b.ctx, spine.CompleteParams{Lease: lease(jobs[0]), Result: ok, Now: now})
+		if err != nil {
+			return nil, fmt.Errorf("Complete(%v) by its only owner: %w", jobs[0].ID, err)
+		}
+		return []spine.Status{st}, nil
+	}
+	ps := make([]spine.CompleteParams, len(jobs))
+	for i, j := range jobs {
+		ps[i] = spine.CompleteParams{Lease: lease(j), Result: ok, Now: now}
+	}
+	outs, err := b.store.CompleteBatch(b.ctx, ps)
+	if err != nil {
+		return nil, fmt.Errorf("CompleteBatch of %d jobs by their only owner: %w", len(jobs), err)
+	}
+	statuses := make([]spine.Status, len(outs))
+	for i, o := range outs {
+		if o.Err != nil {
+			return nil, fmt.Errorf("CompleteBatch: job %v by its only owner: %w", jobs[i].ID, o.Err)
+		}
+		statuses[i] = o.Status
+	}
+	return statuses, nil
 }

@@ -10,16 +10,20 @@
 --
 -- claimed sets the owner and a fresh claim token, and clears coalesce_key so
 -- one follow-up may wait while this job runs. It finds each picked row by
--- the ctid picked locked (stable while the lock is held), a TID scan:
--- joined on job_id, the plan cached on a fresh, never-analyzed queue read
--- job_queue_claim whole for every picked job (job_id is its last column). pinged writes the first ping in
--- the same statement, so a worker that dies before its first heartbeat is
--- still reaped.
+-- job_id alone: picked checked NOT running under the lock it still holds.
+-- With NOT running here too, the plan cached on a fresh, never-analyzed
+-- queue probed job_queue_claim (whose predicate that matches, and whose
+-- last column is job_id) instead of the primary key: a read of the whole
+-- index per picked job. (Not the ctid picked saw: a row updated after the
+-- statement's snapshot is reached only through its update chain.)
+--
+-- pinged writes the first ping in the same statement, so a worker that
+-- dies before its first heartbeat is still reaped.
 WITH picked AS MATERIALIZED (
-    SELECT c.job_id, c.row
+    SELECT c.job_id
     FROM unnest(@tags::text[]) AS t(tag)
     CROSS JOIN LATERAL (
-        SELECT job_id, priority, scheduled_for, ctid AS row
+        SELECT job_id, priority, scheduled_for
         FROM job_queue
         WHERE tag = t.tag AND NOT running
           AND scheduled_for <= coalesce(@now::timestamptz, now())
@@ -37,7 +41,7 @@ WITH picked AS MATERIALIZED (
         claim_token = gen_random_uuid(),
         coalesce_key = NULL
     FROM picked
-    WHERE q.ctid = picked.row AND NOT q.running
+    WHERE q.job_id = picked.job_id
     RETURNING q.job_id, q.priority, q.scheduled_for, q.started_at, q.claim_token,
               q.attempt, q.restarts, q.generation
 ), pinged AS (

@@ -10,12 +10,18 @@
 -- re-checked against the fence before it is taken. A lease that is lost
 -- simply finds no row: its job is left alone and the others go on.
 --
--- The lookup is a LATERAL subquery with its own FOR UPDATE, which the
--- planner cannot flatten into a join: each lease is one primary-key probe
--- whatever the statistics say. As a plain join, the plan cached while
--- job_queue was small (a fresh schema, autovacuum off) was a hash join over
--- a sequential scan of the whole queue, run for every batch however deep
--- the queue had grown since.
+-- Every row is reached by key, whatever the statistics say. The lookup is
+-- a LATERAL subquery with its own FOR UPDATE, which the planner cannot
+-- flatten into a join: one primary-key probe per lease. The LIMIT on batch
+-- removes nothing; it makes the generic plan expect one lease instead of
+-- ten, so the joins after it (finished, runtime_gone) stay nested loops of
+-- key probes even when the plan is cached on a queue that looked tiny (a
+-- fresh schema, never analyzed: seen in the benchmark as a hash join over a
+-- sequential scan of the whole queue for every batch). finished joins on
+-- job_id, not on the ctid the lock saw: a row updated after the
+-- statement's snapshot (a cancel mark) is reached by following its update
+-- chain from the version the snapshot sees; its new ctid is invisible to
+-- that snapshot, and the job would silently drop out of the batch.
 --
 -- finished deletes the locked rows and carries each one's result and time
 -- along (so no CTE is joined back to the batch: a batch of thousands stays
@@ -28,6 +34,7 @@ WITH batch AS (
     FROM unnest(@job_ids::uuid[], @claim_tokens::uuid[], @results::text[], @nows::timestamptz[])
         AS b(job_id, claim_token, result, now)
     ORDER BY job_id
+    LIMIT cardinality(@job_ids::uuid[])
 ), owned AS MATERIALIZED (
     SELECT q.job_id, b.result, coalesce(b.now, now()) AS now
     FROM batch b
