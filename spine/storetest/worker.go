@@ -26,6 +26,7 @@ func runWorker(t *testing.T, newStore func(t *testing.T) spine.Store) {
 	t.Run("WorkerTimeoutAndPanicFail", func(t *testing.T) { t.Parallel(); workerTimeoutPanic(t, newStore(t)) })
 	t.Run("WorkerStopDrainsThenReleases", func(t *testing.T) { t.Parallel(); workerDrain(t, newStore(t)) })
 	t.Run("WorkerStartStopStress", func(t *testing.T) { t.Parallel(); workerStartStop(t, newStore(t)) })
+	t.Run("WorkerStopReleasesAClaimInFlight", func(t *testing.T) { t.Parallel(); workerClaimAtStop(t, newStore(t)) })
 }
 
 // wkEnqueue enqueues one job on tag with the given pin tweaks.
@@ -284,6 +285,67 @@ func workerDrain(t *testing.T, s spine.Store) {
 	job := wkStatus(t, s, stuck, spine.StatusQueued)
 	if job.Attempt != 1 || job.Restarts != 0 || job.Worker != "" {
 		t.Fatalf("released job: attempt %d restarts %d worker %q, want 1, 0, none", job.Attempt, job.Restarts, job.Worker)
+	}
+}
+
+// stopOnClaim is a store whose first claim that finds jobs stops the worker
+// (by canceling the context it was started with) before it answers: the
+// claim a worker has in flight when it is told to stop.
+type stopOnClaim struct {
+	spine.Store
+	stop    context.CancelFunc
+	once    sync.Once
+	stopped chan int // the number of jobs that claim returned
+}
+
+func (s *stopOnClaim) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error) {
+	jobs, err := s.Store.Claim(ctx, p)
+	if len(jobs) > 0 {
+		s.once.Do(func() { s.stop(); s.stopped <- len(jobs) })
+	}
+	return jobs, err
+}
+
+// workerClaimAtStop: jobs a claim returns after the worker was told to stop
+// are not run; each goes back to the queue, no attempt charged.
+func workerClaimAtStop(t *testing.T, s spine.Store) {
+	const n = 40
+	ids := make([]uuid.UUID, n)
+	for i := range ids {
+		ids[i] = wkEnqueue(t, s, "t", `"x"`, nil)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var ran atomic.Int32
+	store := &stopOnClaim{Store: s, stop: cancel, stopped: make(chan int, 1)}
+	w, err := spine.NewWorker(spine.WorkerConfig{
+		Store: store, Tags: []string{"t"}, Concurrency: n,
+		Handler: func(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
+			ran.Add(1)
+			return nil, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := wkRecv(t, store.stopped); got != n {
+		t.Fatalf("the claim in flight returned %d jobs, want all %d", got, n)
+	}
+	w.Stop()
+	if got := ran.Load(); got != 0 {
+		t.Fatalf("%d jobs ran after the worker was told to stop", got)
+	}
+	for _, id := range ids {
+		job, err := s.GetJob(context.Background(), "ws", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if job.Status != spine.StatusQueued || job.Attempt != 1 || job.Restarts != 0 || job.Worker != "" {
+			t.Fatalf("job claimed at stop: status %s attempt %d restarts %d worker %q, want queued, 1, 0, none",
+				job.Status, job.Attempt, job.Restarts, job.Worker)
+		}
 	}
 }
 
