@@ -36,7 +36,7 @@ const devSource = "hello"
 type devFlags struct {
 	dir, listen, adminToken, secret string
 	concurrency                     int
-	syncInterval                    time.Duration
+	syncInterval, drainGrace        time.Duration
 }
 
 func parseDevFlags(args []string, stderr io.Writer) (*devFlags, error) {
@@ -49,6 +49,7 @@ func parseDevFlags(args []string, stderr io.Writer) (*devFlags, error) {
 	fs.StringVar(&f.secret, "secret", "", "key that signs WF_TOKEN and sessions; else generated and kept in DIR (WINDFORCE_SECRET)")
 	fs.IntVar(&f.concurrency, "concurrency", runtime.NumCPU(), "jobs run at once (WINDFORCE_CONCURRENCY)")
 	fs.DurationVar(&f.syncInterval, "sync-interval", 60*time.Second, "periodic poll of git sources, 0 = off (WINDFORCE_SYNC_INTERVAL)")
+	fs.DurationVar(&f.drainGrace, "drain-grace", 5*time.Second, "on Ctrl-C, how long running jobs may finish before they are released (WINDFORCE_DRAIN_GRACE)")
 	if err := applyEnv(fs); err != nil {
 		return nil, err
 	}
@@ -120,7 +121,7 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	defer stopServices()
 	wf := &workerFlags{dir: dir, tags: spine.DefaultTag, concurrency: f.concurrency, heartbeat: 5 * time.Second,
-		drainGrace: 5 * time.Second, secret: f.secret, url: base}
+		drainGrace: f.drainGrace, secret: f.secret, url: base}
 	w, closeRunner, err := startWorker(ctx, wf, runner.Config{Dir: dir, KillGrace: runner.DefaultKillGrace,
 		Secret: []byte(f.secret), URL: base}, p.store, p.syncer.Cache, p.metrics, log)
 	if err != nil {

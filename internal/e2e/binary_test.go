@@ -49,12 +49,13 @@ func binary(t *testing.T) string {
 
 // proc is a running windforce process whose stdout lines are collected.
 type proc struct {
-	cmd   *exec.Cmd
-	mu    sync.Mutex
-	lines []string
-	more  chan struct{}
-	done  chan struct{}
-	err   error
+	cmd    *exec.Cmd
+	stderr *lockedWriter
+	mu     sync.Mutex
+	lines  []string
+	more   chan struct{}
+	done   chan struct{}
+	err    error
 }
 
 // start runs the binary with args and extra environment; it is stopped
@@ -69,7 +70,7 @@ func start(t *testing.T, env []string, args ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, more: make(chan struct{}, 1), done: make(chan struct{})}
+	p := &proc{cmd: cmd, stderr: cmd.Stderr.(*lockedWriter), more: make(chan struct{}, 1), done: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start windforce %v: %v", args, err)
 	}
@@ -137,6 +138,13 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// String returns what was written so far (the writer wraps a bytes.Buffer).
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.(*bytes.Buffer).String()
 }
 
 func tail(s string, n int) string {

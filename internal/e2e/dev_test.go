@@ -142,6 +142,31 @@ func TestDevActions(t *testing.T) {
 	_ = a
 }
 
+// TestDevSecondInterruptExitsAtOnce: the first Ctrl-C drains (a running
+// job gets the drain grace, here a minute); the second ends the process
+// without waiting for it.
+func TestDevSecondInterruptExitsAtOnce(t *testing.T) {
+	t.Parallel()
+	d := startDev(t, filepath.Join(t.TempDir(), "state"), "WINDFORCE_DRAIN_GRACE=60s")
+	a := d.api(t)
+	id := a.do("POST", "/api/w/default/jobs/run/hello/sleep", `{"seconds":120}`).want(t, http.StatusCreated)["id"].(string)
+	a.waitStatus(devWS, id, 30*time.Second, "running")
+	_ = d.proc.cmd.Process.Signal(os.Interrupt)
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(d.proc.stderr.String(), "interrupt again") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no stopping notice within 30s of SIGINT; stderr:\n%s", tail(d.proc.stderr.String(), 2000))
+		}
+		time.Sleep(20 * time.Millisecond) // polling the process's output
+	}
+	_ = d.proc.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-d.proc.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("windforce dev still draining 20s after a second SIGINT (the drain grace is 60s)")
+	}
+}
+
 // stop ends the process with SIGTERM and waits for it.
 func (p *proc) stop(t *testing.T) {
 	t.Helper()
