@@ -78,10 +78,7 @@ func testHeartbeat(t *testing.T, newStore newStoreFunc) {
 		t.Parallel()
 		b := setup(t, newStore)
 		b.enqueueN(2)
-		jobs := b.claim(spine.ClaimParams{Limit: 2})
-		if len(jobs) != 2 {
-			t.Fatalf("claimed %d jobs, want 2", len(jobs))
-		}
+		jobs := b.claimAll(2, b.clock.Now())
 		beat := b.clock.Advance(3 * time.Second)
 		got := b.heartbeat(beat, lease(jobs[0]), lease(jobs[1]), lease(jobs[0]))
 		if len(got) != 2 {

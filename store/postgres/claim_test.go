@@ -51,7 +51,13 @@ func explain(t *testing.T, s *Store, query string, args pgx.StrictNamedArgs) str
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck
-	rows, err := tx.Query(ctx, "EXPLAIN "+query, args)
+	return planOf(t, tx, "EXPLAIN "+query, args)
+}
+
+// planOf runs an EXPLAIN statement in tx and returns the plan's lines.
+func planOf(t *testing.T, tx pgx.Tx, explain string, args ...any) string {
+	t.Helper()
+	rows, err := tx.Query(context.Background(), explain, args...)
 	if err != nil {
 		t.Fatalf("explain: %v", err)
 	}
@@ -211,15 +217,7 @@ func explainGeneric(t *testing.T, s *Store, query string, types map[string]strin
 		}
 	}
 	defer tx.Exec(ctx, "DEALLOCATE generic_plan") //nolint:errcheck
-	rows, err := tx.Query(ctx, fmt.Sprintf("EXPLAIN EXECUTE generic_plan (%s)", strings.Join(nulls, ", ")))
-	if err != nil {
-		t.Fatalf("explain: %v", err)
-	}
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatalf("explain: %v", err)
-	}
-	return strings.Join(lines, "\n")
+	return planOf(t, tx, fmt.Sprintf("EXPLAIN EXECUTE generic_plan (%s)", strings.Join(nulls, ", ")))
 }
 
 // Batch completion and heartbeat as a worker caches them on a fresh,
