@@ -203,6 +203,16 @@ type FailOutcome struct {
 	ScheduledFor time.Time
 }
 
+// FailBatchOutcome is what FailBatch did with one failure.
+type FailBatchOutcome struct {
+	JobID uuid.UUID
+	FailOutcome
+	// Err is nil when the failure was recorded; it wraps ErrNotOwner when
+	// the lease was lost and ErrInvalid when the error could not be stored.
+	// Nothing was written for a job whose Err is set.
+	Err error
+}
+
 // ReleaseParams gives a job back to the queue without charging an attempt
 // (a worker shutting down).
 type ReleaseParams struct {

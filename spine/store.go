@@ -59,6 +59,12 @@ type Store interface {
 	// finishes as failure. A canceled mark wins over a retry.
 	Fail(ctx context.Context, p FailParams) (FailOutcome, error)
 
+	// FailBatch records many failed attempts in one transaction (one
+	// commit), each exactly as Fail would and fenced on its own claim
+	// token. A lost lease or an error that cannot be stored gets its Err in
+	// its outcome and does not hold back the others.
+	FailBatch(ctx context.Context, ps []FailParams) ([]FailBatchOutcome, error)
+
 	// Release gives an owned job back to the queue without charging an
 	// attempt or a restart (a worker draining on shutdown). A job marked
 	// canceled is finished canceled instead.

@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore func(t *testing.T) spine.Store) {
 	t.Run("Complete", func(t *testing.T) { testComplete(t, newStore) })
 	t.Run("CompleteBatch", func(t *testing.T) { testCompleteBatch(t, newStore) })
 	t.Run("Fail", func(t *testing.T) { testFail(t, newStore) })
+	t.Run("FailBatch", func(t *testing.T) { testFailBatch(t, newStore) })
 	t.Run("Release", func(t *testing.T) { testRelease(t, newStore) })
 	t.Run("Cancel", func(t *testing.T) { testCancel(t, newStore) })
 	t.Run("Reap", func(t *testing.T) { testReap(t, newStore) })

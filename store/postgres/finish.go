@@ -92,23 +92,51 @@ func (s *Store) Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome
 	defer cancel()
 	var out spine.FailOutcome
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		st, err := lockLease(ctx, tx, p.Lease, p.Now)
-		if err != nil {
-			return err
-		}
-		if at, retry := spine.NextRetry(st.policy, st.attempt, st.now); retry && !st.canceled {
-			at = at.UTC().Truncate(time.Microsecond)
-			out = spine.FailOutcome{Retried: true, NextAttempt: st.attempt + 1, ScheduledFor: at}
-			return s.requeue(ctx, tx, p.Lease, 1, jobErr, at)
-		}
-		status, err := s.finish(ctx, tx, p.Lease, spine.StatusFailure, nil, jobErr, st.now)
-		out = spine.FailOutcome{Status: status}
+		out, err = s.failLocked(ctx, tx, p.Lease, jobErr, p.Now)
 		return err
 	})
 	if err != nil {
 		return spine.FailOutcome{}, fmt.Errorf("fail job %s: %w", p.JobID, err)
 	}
 	return out, nil
+}
+
+// failLocked records one failed attempt inside tx: it locks the lease's
+// row, then retries or finishes the job. ErrNotOwner (nothing written) when
+// the lease is lost.
+func (s *Store) failLocked(ctx context.Context, tx pgx.Tx, l spine.Lease, jobErr string, now time.Time) (spine.FailOutcome, error) {
+	st, err := lockLease(ctx, tx, l, now)
+	if err != nil {
+		return spine.FailOutcome{}, err
+	}
+	if at, retry := spine.NextRetry(st.policy, st.attempt, st.now); retry && !st.canceled {
+		at = at.UTC().Truncate(time.Microsecond)
+		out := spine.FailOutcome{Retried: true, NextAttempt: st.attempt + 1, ScheduledFor: at}
+		return out, s.requeue(ctx, tx, l, 1, jobErr, at)
+	}
+	status, err := s.finish(ctx, tx, l, spine.StatusFailure, nil, jobErr, st.now)
+	return spine.FailOutcome{Status: status}, err
+}
+
+// FailBatch records many failed attempts in one transaction, so one commit
+// (see spine.Store). Each job is locked and written as Fail would; a lost
+// lease writes nothing and the others go on.
+func (s *Store) FailBatch(ctx context.Context, ps []spine.FailParams) ([]spine.FailBatchOutcome, error) {
+	plan := spine.PlanFailBatch(ps)
+	if len(plan.Todo) == 0 {
+		return plan.Outcomes, nil
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		return plan.Write(ps, func(p spine.FailParams, jobErr string) (spine.FailOutcome, error) {
+			return s.failLocked(ctx, tx, p.Lease, jobErr, p.Now)
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fail batch of %d jobs: %w", len(plan.Todo), err)
+	}
+	return plan.Outcomes, nil
 }
 
 // Release gives an owned job back to the queue without charging an

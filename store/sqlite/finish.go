@@ -53,6 +53,25 @@ func (s *Store) Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome
 	return out, nil
 }
 
+// FailBatch records many failed attempts in one write transaction, each as
+// Fail would (see spine.Store); a lost lease writes nothing and the others
+// go on.
+func (s *Store) FailBatch(ctx context.Context, ps []spine.FailParams) ([]spine.FailBatchOutcome, error) {
+	plan := spine.PlanFailBatch(ps)
+	if len(plan.Todo) == 0 {
+		return plan.Outcomes, nil
+	}
+	err := s.write(ctx, func(w *writeTx) error {
+		return plan.Write(ps, func(p spine.FailParams, jobErr string) (spine.FailOutcome, error) {
+			return w.fail(ctx, p.Lease, jobErr, resolveNow(p.Now))
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fail batch of %d jobs: %w", len(plan.Todo), err)
+	}
+	return plan.Outcomes, nil
+}
+
 func (w *writeTx) fail(ctx context.Context, l spine.Lease, errText string, now time.Time) (spine.FailOutcome, error) {
 	var attempt int
 	var marked bool
