@@ -5,9 +5,11 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/google/uuid"
 )
 
-// Completer tuning: a batch is written when this many successes are
+// Completer tuning: a batch is written when this many outcomes are
 // pending, or completerWait after the first of them arrived, whichever
 // comes first. completerBacklog bounds what may wait: past it, a finishing
 // job's goroutine waits (keeping its slot) until the batch ahead is written.
@@ -17,14 +19,15 @@ const (
 	completerBacklog  = 2 * completerMaxBatch
 )
 
-// completer writes a worker's successful completions in batches (one
-// CompleteBatch, so one commit, for many jobs), each still fenced on its
-// own claim token. A job hands its completion over and frees its slot at
-// once; until the batch is written its lease stays in the heartbeat, so a
-// slow write never makes a live job look dead.
+// completer writes a worker's outcomes in batches: successes with one
+// CompleteBatch and failed attempts with one FailBatch (one commit each for
+// many jobs), each still fenced on its own claim token. A job hands its
+// outcome over and frees its slot at once; until the batch is written its
+// lease stays in the heartbeat, so a slow write never makes a live job look
+// dead.
 type completer struct {
 	w  *Worker
-	in chan CompleteParams
+	in chan outcome
 
 	mu      sync.Mutex
 	pending map[Lease]struct{}
@@ -32,21 +35,28 @@ type completer struct {
 	done chan struct{}
 }
 
+// outcome is one job's result waiting in the completer: a success, or a
+// failed attempt when failure is set.
+type outcome struct {
+	CompleteParams
+	failure *JobError
+}
+
 func newCompleter(w *Worker) *completer {
 	c := &completer{
-		w: w, in: make(chan CompleteParams, completerBacklog),
+		w: w, in: make(chan outcome, completerBacklog),
 		pending: map[Lease]struct{}{}, done: make(chan struct{}),
 	}
 	go c.run()
 	return c
 }
 
-// submit hands a success over; it waits only when the backlog is full.
-func (c *completer) submit(p CompleteParams) {
+// submit hands an outcome over; it waits only when the backlog is full.
+func (c *completer) submit(o outcome) {
 	c.mu.Lock()
-	c.pending[p.Lease] = struct{}{}
+	c.pending[o.Lease] = struct{}{}
 	c.mu.Unlock()
-	c.in <- p
+	c.in <- o
 }
 
 // close writes what is pending and waits for it. No submit may follow.
@@ -77,7 +87,7 @@ func (c *completer) run() {
 		if !ok {
 			return
 		}
-		batch := []CompleteParams{first}
+		batch := []outcome{first}
 		timer.Reset(completerWait)
 		open := true
 	collect:
@@ -101,13 +111,33 @@ func (c *completer) run() {
 	}
 }
 
-// flush writes one batch. While the database is unreachable the whole
-// batch is retried with backoff, up to the worker's WriteRetry in all (the
-// reaper requeues the jobs of a batch that could not be written). A batch
-// the database refuses for a reason of its own (a typed error) is written
-// one job at a time, so one bad job cannot hold back the others.
-func (c *completer) flush(batch []CompleteParams) {
+// flush writes one batch: its successes, then its failures.
+func (c *completer) flush(batch []outcome) {
 	defer c.forget(batch)
+	var done []CompleteParams
+	var failed []FailParams
+	for _, o := range batch {
+		if o.failure != nil {
+			failed = append(failed, FailParams{Lease: o.Lease, Error: *o.failure, Now: o.Now})
+		} else {
+			done = append(done, o.CompleteParams)
+		}
+	}
+	if len(done) > 0 {
+		c.flushCompletions(done)
+	}
+	if len(failed) > 0 {
+		c.flushFailures(failed)
+	}
+}
+
+// flushCompletions writes the successes of a batch. While the database is
+// unreachable the whole batch is retried with backoff, up to the worker's
+// WriteRetry in all (the reaper requeues the jobs of a batch that could
+// not be written). A batch the database refuses for a reason of its own (a
+// typed error) is written one job at a time, so one bad job cannot hold
+// back the others.
+func (c *completer) flushCompletions(batch []CompleteParams) {
 	var outs []CompleteOutcome
 	err := c.w.retryWrite(func(ctx context.Context) error {
 		var err error
@@ -128,23 +158,58 @@ func (c *completer) flush(batch []CompleteParams) {
 	}
 }
 
+// flushFailures writes the failed attempts of a batch, retried and
+// refused as flushCompletions does.
+func (c *completer) flushFailures(batch []FailParams) {
+	var outs []FailBatchOutcome
+	err := c.w.retryWrite(func(ctx context.Context) error {
+		var err error
+		outs, err = c.w.cfg.Store.FailBatch(ctx, batch)
+		return err
+	})
+	switch {
+	case err == nil:
+		for _, out := range outs {
+			if out.Err != nil {
+				c.dropped(out.JobID, out.Err)
+			}
+		}
+	case refused(err):
+		c.w.log.Warn("batch of failures refused; writing them one by one", "jobs", len(batch), "err", err)
+		for _, p := range batch {
+			c.w.writeWithRetry(p.JobID, func(ctx context.Context) error {
+				_, err := c.w.cfg.Store.Fail(ctx, p)
+				return err
+			})
+		}
+	default:
+		c.w.log.Error("giving up writing a batch of failures; the reaper will requeue its jobs",
+			"jobs", len(batch), "err", err)
+	}
+}
+
 // report handles the jobs of a written batch that were not completed.
 func (c *completer) report(batch []CompleteParams, outs []CompleteOutcome) {
 	for i, out := range outs {
-		switch {
-		case out.Err == nil:
-		case errors.Is(out.Err, ErrNotOwner):
-			c.w.log.Warn("job is owned by someone else now; outcome dropped", "job", out.JobID)
-		case errors.Is(out.Err, ErrInvalid):
+		if errors.Is(out.Err, ErrInvalid) {
 			p := batch[i]
 			c.w.writeWithRetry(p.JobID, func(ctx context.Context) error { return c.w.failInvalid(ctx, p.Lease, out.Err) })
-		default:
-			c.w.log.Error("job outcome refused", "job", out.JobID, "err", out.Err)
+		} else if out.Err != nil {
+			c.dropped(out.JobID, out.Err)
 		}
 	}
 }
 
-func (c *completer) forget(batch []CompleteParams) {
+// dropped logs a job whose outcome a written batch did not record.
+func (c *completer) dropped(id uuid.UUID, err error) {
+	if errors.Is(err, ErrNotOwner) {
+		c.w.log.Warn("job is owned by someone else now; outcome dropped", "job", id)
+		return
+	}
+	c.w.log.Error("job outcome refused", "job", id, "err", err)
+}
+
+func (c *completer) forget(batch []outcome) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, p := range batch {

@@ -403,18 +403,19 @@ func (w *Worker) record(jobCtx, runCtx context.Context, job *ClaimedJob, result 
 			return w.cfg.Store.Release(ctx, ReleaseParams{Lease: lease, Now: w.cfg.Clock.now()})
 		}
 	case err != nil || runCtx.Err() != nil:
+		// A failed attempt goes to the batch completer too: a burst of
+		// failures (a downstream outage) costs one commit per batch, not
+		// one per job.
 		jerr := jobError(runCtx, err)
-		write = func(ctx context.Context) error {
-			_, e := w.cfg.Store.Fail(ctx, FailParams{Lease: lease, Error: jerr, Now: w.cfg.Clock.now()})
-			return e
-		}
+		w.completer.submit(outcome{CompleteParams: CompleteParams{Lease: lease, Now: w.cfg.Clock.now()}, failure: &jerr})
+		return
 	default:
 		if _, e := CheckResult(result); e != nil {
 			write = func(ctx context.Context) error { return w.failInvalid(ctx, lease, e) }
 			break
 		}
 		// A success goes to the batch completer; the slot is free at once.
-		w.completer.submit(CompleteParams{Lease: lease, Result: result, Now: w.cfg.Clock.now()})
+		w.completer.submit(outcome{CompleteParams: CompleteParams{Lease: lease, Result: result, Now: w.cfg.Clock.now()}})
 		return
 	}
 	w.writeWithRetry(job.ID, write)

@@ -28,6 +28,10 @@ const (
 // Windforce is the windforce spine as a System: a store on a fresh Postgres
 // schema or SQLite file, and one spine.Worker.
 type Windforce struct {
+	// Failing makes every job's handler return an error (jobs have one
+	// attempt, so each finishes as failure): the cost of a failure storm.
+	Failing bool
+
 	store  spine.Store
 	db     string
 	drop   func(ctx context.Context) error
@@ -35,6 +39,9 @@ type Windforce struct {
 }
 
 var _ System = (*Windforce)(nil)
+
+// errFailing is what a Failing bench's jobs fail with.
+var errFailing = errors.New("bench job failed on purpose")
 
 // NewWindforce opens a fresh, migrated store at url: a new schema on the
 // Postgres server of a postgres:// URL, or a new file at the path of a
@@ -96,6 +103,9 @@ func (w *Windforce) Start(ctx context.Context, workers int, hook Hook) error {
 		Store: w.store, Tags: []string{Tag}, Concurrency: workers,
 		Handler: func(context.Context, *spine.ClaimedJob) (json.RawMessage, error) {
 			hook(time.Now())
+			if w.Failing {
+				return nil, errFailing
+			}
 			return nil, nil
 		},
 	})

@@ -33,6 +33,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	depthJobs := fs.Int("depth-jobs", 1_000_000, "depth mode: the deep queue's size")
 	idle := fs.Duration("idle", 0, "idle mode: run one worker on the empty queue this long; report RSS, goroutines, connections")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	failing := fs.Bool("failing", false, "every job fails (one attempt each): throughput of a failure storm")
 	if err := fs.Parse(args); err != nil {
 		return &UsageError{Msg: err.Error()}
 	}
@@ -43,6 +44,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	sys.Failing = *failing
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {

@@ -79,6 +79,32 @@ func testFailBatch(t *testing.T, newStore newStoreFunc) {
 		}
 	})
 
+	// A reaped job's old lease and its new owner's lease in one batch: the
+	// stale one is refused, the current one recorded.
+	t.Run("StaleAndCurrentLeaseOfOneJob", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, newStore)
+		id := b.enqueue()
+		old := b.claimOne(b.clock.Now())
+		reapAt := b.clock.Advance(zombieTimeout + time.Second)
+		b.reap(reapAt)
+		newer := b.claimOne(reapAt)
+		outs, err := b.store.FailBatch(b.ctx, []spine.FailParams{
+			{Lease: lease(old), Error: spine.JobError{Message: "stale"}, Now: reapAt},
+			{Lease: lease(newer), Error: spine.JobError{Message: "current"}, Now: reapAt},
+		})
+		if err != nil {
+			t.Fatalf("FailBatch: %v", err)
+		}
+		requireErrorIs(t, outs[0].Err, spine.ErrNotOwner, "the reaped claim's lease")
+		if outs[1].Err != nil || outs[1].Status != spine.StatusFailure {
+			t.Fatalf("the current owner's failure: %+v, want status failure", outs[1])
+		}
+		if j := b.requireStatus(id, spine.StatusFailure, "failed by its current owner"); j.Error == nil || j.Error.Message != "current" {
+			t.Fatalf("stored error %+v, want the current owner's", j.Error)
+		}
+	})
+
 	t.Run("EmptyAndAllLost", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t, newStore)

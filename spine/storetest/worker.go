@@ -27,6 +27,7 @@ func runWorker(t *testing.T, newStore func(t *testing.T) spine.Store) {
 	t.Run("WorkerStopDrainsThenReleases", func(t *testing.T) { t.Parallel(); workerDrain(t, newStore(t)) })
 	t.Run("WorkerStartStopStress", func(t *testing.T) { t.Parallel(); workerStartStop(t, newStore(t)) })
 	t.Run("WorkerStopReleasesAClaimInFlight", func(t *testing.T) { t.Parallel(); workerClaimAtStop(t, newStore(t)) })
+	t.Run("WorkerBatchesFailures", func(t *testing.T) { t.Parallel(); workerBatchesFailures(t, newStore(t)) })
 }
 
 // wkEnqueue enqueues one job on tag with the given pin tweaks.
@@ -346,6 +347,48 @@ func workerClaimAtStop(t *testing.T, s spine.Store) {
 			t.Fatalf("job claimed at stop: status %s attempt %d restarts %d worker %q, want queued, 1, 0, none",
 				job.Status, job.Attempt, job.Restarts, job.Worker)
 		}
+	}
+}
+
+// countingFails counts how failed attempts reach the store.
+type countingFails struct {
+	spine.Store
+	single, batches, batched atomic.Int32
+}
+
+func (s *countingFails) Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome, error) {
+	s.single.Add(1)
+	return s.Store.Fail(ctx, p)
+}
+
+func (s *countingFails) FailBatch(ctx context.Context, ps []spine.FailParams) ([]spine.FailBatchOutcome, error) {
+	s.batches.Add(1)
+	s.batched.Add(int32(len(ps)))
+	return s.Store.FailBatch(ctx, ps)
+}
+
+// workerBatchesFailures: failed attempts are written by the batch
+// completer (FailBatch), not one transaction per job.
+func workerBatchesFailures(t *testing.T, s spine.Store) {
+	const n = 30
+	ids := make([]uuid.UUID, n)
+	for i := range ids {
+		ids[i] = wkEnqueue(t, s, "t", `"x"`, nil)
+	}
+	store := &countingFails{Store: s}
+	w := wkStart(t, spine.WorkerConfig{Store: store, Tags: []string{"t"}, Concurrency: n,
+		Handler: func(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
+			return nil, errors.New("downstream is down")
+		}})
+	for _, id := range ids {
+		if job := wkStatus(t, s, id, spine.StatusFailure); job.Error == nil || job.Error.Message != "downstream is down" {
+			t.Fatalf("failed job's error %+v", job.Error)
+		}
+	}
+	w.Stop()
+	if store.single.Load() != 0 || store.batched.Load() != n {
+		t.Fatalf("failures written: %d by Fail, %d in %d FailBatch calls; want all %d by FailBatch",
+			store.single.Load(), store.batched.Load(), store.batches.Load(), n)
 	}
 }
 

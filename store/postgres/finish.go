@@ -118,27 +118,6 @@ func (s *Store) failLocked(ctx context.Context, tx pgx.Tx, l spine.Lease, jobErr
 	return spine.FailOutcome{Status: status}, err
 }
 
-// FailBatch records many failed attempts in one transaction, so one commit
-// (see spine.Store). Each job is locked and written as Fail would; a lost
-// lease writes nothing and the others go on.
-func (s *Store) FailBatch(ctx context.Context, ps []spine.FailParams) ([]spine.FailBatchOutcome, error) {
-	plan := spine.PlanFailBatch(ps)
-	if len(plan.Todo) == 0 {
-		return plan.Outcomes, nil
-	}
-	ctx, cancel := s.op(ctx)
-	defer cancel()
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		return plan.Write(ps, func(p spine.FailParams, jobErr string) (spine.FailOutcome, error) {
-			return s.failLocked(ctx, tx, p.Lease, jobErr, p.Now)
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("fail batch of %d jobs: %w", len(plan.Todo), err)
-	}
-	return plan.Outcomes, nil
-}
-
 // Release gives an owned job back to the queue without charging an
 // attempt or a restart; a cancel-marked job is finished canceled instead.
 func (s *Store) Release(ctx context.Context, p spine.ReleaseParams) error {

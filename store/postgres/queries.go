@@ -23,6 +23,7 @@ var (
 	qComplete             = mustQuery("complete")
 	qCompleteBatch        = mustQuery("complete_batch")
 	qLockLease            = mustQuery("lock_lease")
+	qLockLeases           = mustQuery("lock_leases")
 	qRequeue              = mustQuery("requeue")
 	qCancelLock           = mustQuery("cancel_lock")
 	qCancelWaiting        = mustQuery("cancel_waiting")
