@@ -5,9 +5,13 @@
 -- mark (a non-key update) but it does conflict with the reaper's FOR UPDATE
 -- and with the fenced delete of a completion. So a reaper skips a job whose
 -- heartbeat is in flight, and a heartbeat that waited behind a reaper or a
--- completion re-checks the row and leaves a lost lease out. Rows are locked
--- in job_id order so two overlapping heartbeats cannot deadlock: leases
--- are walked in that order, each one's row probed and locked by a LATERAL
+-- completion re-checks the row and leaves a lost lease out. That holds
+-- because every writer that takes a job from its owner (reaper, requeue,
+-- completion, release) locks the row FOR UPDATE first: a plain UPDATE of
+-- non-key columns would neither wait for nor re-check this lock.
+--
+-- Rows are locked in job_id order so two overlapping heartbeats cannot
+-- deadlock: leases are walked in that order, each one's row probed and locked by a LATERAL
 -- subquery that the planner cannot turn into a scan of the whole queue (see
 -- complete_batch.sql). DISTINCT: a lease named twice must not make the
 -- upsert touch a row twice (an error that would fail the whole heartbeat).
