@@ -11,10 +11,11 @@
 -- non-key columns would neither wait for nor re-check this lock.
 --
 -- Rows are locked in job_id order so two overlapping heartbeats cannot
--- deadlock: leases are walked in that order, each one's row probed and locked by a LATERAL
--- subquery that the planner cannot turn into a scan of the whole queue (see
--- complete_batch.sql). DISTINCT: a lease named twice must not make the
--- upsert touch a row twice (an error that would fail the whole heartbeat).
+-- deadlock: leases are walked in that order, each one's row probed and
+-- locked by a LATERAL subquery that the planner cannot turn into a scan of
+-- the whole queue (see complete_batch.sql). DISTINCT: a lease named twice
+-- must not make the upsert touch a row twice (an error that would fail the
+-- whole heartbeat).
 WITH leases AS (
     SELECT DISTINCT * FROM unnest(@job_ids::uuid[], @claim_tokens::uuid[]) AS l(job_id, claim_token)
     ORDER BY job_id
