@@ -13,8 +13,8 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// sourceView is the source shape of DESIGN §4.
-type sourceView struct {
+// SourceView is the source shape of DESIGN §4.
+type SourceView struct {
 	ID       string     `json:"id"`
 	URL      string     `json:"url"`
 	Branch   string     `json:"branch"`
@@ -23,35 +23,35 @@ type sourceView struct {
 	Error    string     `json:"error"`
 }
 
-func viewSource(src catalog.Source) sourceView {
-	return sourceView{ID: src.ID, URL: src.URL, Branch: src.Branch, Commit: src.Commit, SyncedAt: src.SyncedAt, Error: src.Error}
+func viewSource(src catalog.Source) SourceView {
+	return SourceView{ID: src.ID, URL: src.URL, Branch: src.Branch, Commit: src.Commit, SyncedAt: src.SyncedAt, Error: src.Error}
 }
 
-// actionView is one action of the catalog with its schemas.
-type actionView struct {
+// ActionView is one action of the catalog with its schemas.
+type ActionView struct {
 	Action       string          `json:"action"`
 	InputSchema  json.RawMessage `json:"input_schema"`
 	OutputSchema json.RawMessage `json:"output_schema"`
 	Timeout      string          `json:"timeout"`
 	Tag          string          `json:"tag"`
-	Retry        retryView       `json:"retry"`
+	Retry        RetryView       `json:"retry"`
 }
 
-// retryView is a retry policy with the backoff as duration text ("5s"),
+// RetryView is a retry policy with the backoff as duration text ("5s"),
 // like every other duration of the API.
-type retryView struct {
+type RetryView struct {
 	MaxAttempts int     `json:"max_attempts"`
 	Backoff     string  `json:"backoff"`
 	Factor      float64 `json:"factor"`
 }
 
-func viewRetry(p spine.RetryPolicy) retryView {
-	return retryView{MaxAttempts: p.MaxAttempts, Backoff: p.Backoff.String(), Factor: p.Factor}
+func viewRetry(p spine.RetryPolicy) RetryView {
+	return RetryView{MaxAttempts: p.MaxAttempts, Backoff: p.Backoff.String(), Factor: p.Factor}
 }
 
-// appView is one app of the catalog: where its code is, its defaults and
+// AppView is one app of the catalog: where its code is, its defaults and
 // its actions with the values a job of each would pin.
-type appView struct {
+type AppView struct {
 	App        string       `json:"app"`
 	Source     string       `json:"git_source_id"`
 	CommitSHA  string       `json:"commit_sha"`
@@ -59,24 +59,24 @@ type appView struct {
 	Runtime    string       `json:"runtime"`
 	Timeout    string       `json:"timeout"`
 	Tag        string       `json:"tag"`
-	Retry      retryView    `json:"retry"`
+	Retry      RetryView    `json:"retry"`
 	UpdatedAt  time.Time    `json:"updated_at"`
-	Actions    []actionView `json:"actions"`
+	Actions    []ActionView `json:"actions"`
 }
 
-func viewApp(a catalog.App) appView {
-	v := appView{App: a.Key, Source: a.SourceID, CommitSHA: a.CommitSHA, Entrypoint: a.Entrypoint, Runtime: a.Runtime,
-		Timeout: a.Timeout.String(), Tag: a.Tag, Retry: viewRetry(a.Retry), UpdatedAt: a.UpdatedAt, Actions: []actionView{}}
+func viewApp(a catalog.App) AppView {
+	v := AppView{App: a.Key, Source: a.SourceID, CommitSHA: a.CommitSHA, Entrypoint: a.Entrypoint, Runtime: a.Runtime,
+		Timeout: a.Timeout.String(), Tag: a.Tag, Retry: viewRetry(a.Retry), UpdatedAt: a.UpdatedAt, Actions: []ActionView{}}
 	for _, act := range a.Actions {
 		p := catalog.Pin(a, act)
-		v.Actions = append(v.Actions, actionView{Action: act.Key, InputSchema: act.InputSchema,
+		v.Actions = append(v.Actions, ActionView{Action: act.Key, InputSchema: act.InputSchema,
 			OutputSchema: act.OutputSchema, Timeout: p.Timeout.String(), Tag: p.Tag, Retry: viewRetry(p.Retry)})
 	}
 	return v
 }
 
-func viewApps(apps []catalog.App) []appView {
-	out := make([]appView, 0, len(apps))
+func viewApps(apps []catalog.App) []AppView {
+	out := make([]AppView, 0, len(apps))
 	for _, a := range apps {
 		out = append(out, viewApp(a))
 	}
@@ -89,7 +89,7 @@ func (s *Server) listSources(_ http.ResponseWriter, r *http.Request, _ *caller) 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]sourceView, 0, len(srcs))
+	out := make([]SourceView, 0, len(srcs))
 	for _, src := range srcs {
 		out = append(out, viewSource(src))
 	}

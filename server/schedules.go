@@ -13,10 +13,10 @@ import (
 	"github.com/windforce/windforce/schedule"
 )
 
-// scheduleView is the schedule shape of the API. next_runs previews the
+// ScheduleView is the schedule shape of the API. next_runs previews the
 // ticks to come (empty while disabled): the due tick first, then the ticks
 // after now, as the scheduler will fire them.
-type scheduleView struct {
+type ScheduleView struct {
 	ID        string          `json:"id"`
 	Workspace string          `json:"workspace"`
 	App       string          `json:"app"`
@@ -34,8 +34,8 @@ type scheduleView struct {
 	NextRuns  []time.Time     `json:"next_runs"`
 }
 
-func viewSchedule(sc schedule.Schedule, now time.Time) scheduleView {
-	v := scheduleView{ID: sc.ID.String(), Workspace: sc.Workspace, App: sc.App, Action: sc.Action,
+func viewSchedule(sc schedule.Schedule, now time.Time) ScheduleView {
+	v := ScheduleView{ID: sc.ID.String(), Workspace: sc.Workspace, App: sc.App, Action: sc.Action,
 		Cron: sc.Cron, Timezone: sc.Timezone, Input: sc.Input, NoOverlap: sc.NoOverlap, Enabled: sc.Enabled,
 		NextRunAt: sc.NextRunAt, LastRunAt: sc.LastRunAt, CreatedBy: sc.CreatedBy, CreatedAt: sc.CreatedAt,
 		NextRuns: schedule.Upcoming(sc, now, schedule.PreviewRuns)}
@@ -53,7 +53,7 @@ func (s *Server) listSchedules(_ http.ResponseWriter, r *http.Request, _ *caller
 		return nil, err
 	}
 	now := s.now()
-	out := make([]scheduleView, 0, len(list))
+	out := make([]ScheduleView, 0, len(list))
 	for _, sc := range list {
 		out = append(out, viewSchedule(sc, now))
 	}

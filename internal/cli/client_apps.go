@@ -4,25 +4,12 @@ import (
 	"context"
 	"io"
 	"strings"
-	"time"
+
+	"github.com/windforce/windforce/server"
 )
 
 // apiApp is one app of the catalog as GET …/apps answers it.
-type apiApp struct {
-	App        string     `json:"app"`
-	Source     string     `json:"git_source_id"`
-	CommitSHA  string     `json:"commit_sha"`
-	Entrypoint string     `json:"entrypoint"`
-	Runtime    string     `json:"runtime"`
-	Timeout    string     `json:"timeout"`
-	Tag        string     `json:"tag"`
-	UpdatedAt  *time.Time `json:"updated_at"`
-	Actions    []struct {
-		Action  string `json:"action"`
-		Timeout string `json:"timeout"`
-		Tag     string `json:"tag"`
-	} `json:"actions"`
-}
+type apiApp = server.AppView
 
 // runApps dispatches `windforce apps list`.
 func runApps(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -46,7 +33,7 @@ func runApps(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		for _, act := range a.Actions {
 			actions = append(actions, act.Action)
 		}
-		t.row(a.App, strings.Join(actions, ","), a.Runtime, a.Tag, a.Source, shortSHA(a.CommitSHA), fmtTime(a.UpdatedAt))
+		t.row(a.App, strings.Join(actions, ","), a.Runtime, a.Tag, a.Source, shortSHA(a.CommitSHA), fmtTime(&a.UpdatedAt))
 	}
 	return t.flush()
 }

@@ -7,23 +7,12 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"time"
+
+	"github.com/windforce/windforce/server"
 )
 
 // apiSchedule is the schedule shape the API answers.
-type apiSchedule struct {
-	ID        string          `json:"id"`
-	App       string          `json:"app"`
-	Action    string          `json:"action"`
-	Cron      string          `json:"cron"`
-	Timezone  string          `json:"timezone"`
-	Input     json.RawMessage `json:"input"`
-	NoOverlap bool            `json:"no_overlap"`
-	Enabled   bool            `json:"enabled"`
-	NextRunAt *time.Time      `json:"next_run_at"`
-	LastRunAt *time.Time      `json:"last_run_at"`
-	LastJobID string          `json:"last_job_id"`
-}
+type apiSchedule = server.ScheduleView
 
 const schedulesUsage = `usage: windforce schedules add|list|rm …
   schedules add APP/ACTION --cron EXPR [--timezone Z] [--input JSON|@FILE] [--no-overlap]
@@ -75,7 +64,7 @@ func schedulesAdd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		printJSON(stdout, raw)
 		return nil
 	}
-	fmt.Fprintf(stdout, "schedule %s added: %s/%s at %q, next run %s\n", s.ID, s.App, s.Action, s.Cron, fmtTime(s.NextRunAt))
+	fmt.Fprintf(stdout, "schedule %s added: %s/%s at %q, next run %s\n", s.ID, s.App, s.Action, s.Cron, fmtTime(&s.NextRunAt))
 	return nil
 }
 
@@ -98,8 +87,12 @@ func schedulesList(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if tz == "" {
 			tz = "UTC"
 		}
+		lastJob := ""
+		if s.LastJobID != nil {
+			lastJob = *s.LastJobID
+		}
 		t.row(s.ID, s.App+"/"+s.Action, s.Cron, tz, strconv.FormatBool(s.Enabled), strconv.FormatBool(s.NoOverlap),
-			fmtTime(s.NextRunAt), fmtTime(s.LastRunAt), s.LastJobID)
+			fmtTime(&s.NextRunAt), fmtTime(s.LastRunAt), lastJob)
 	}
 	return t.flush()
 }

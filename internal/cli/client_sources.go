@@ -6,18 +6,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
+
+	"github.com/windforce/windforce/server"
 )
 
 // apiSource is the source shape of DESIGN §4.
-type apiSource struct {
-	ID       string     `json:"id"`
-	URL      string     `json:"url"`
-	Branch   string     `json:"branch"`
-	Commit   string     `json:"commit"`
-	SyncedAt *time.Time `json:"synced_at"`
-	Error    string     `json:"error"`
-}
+type apiSource = server.SourceView
 
 const sourcesUsage = `usage: windforce sources add|list|sync …
   sources add ID URL [--branch B]
