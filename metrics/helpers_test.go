@@ -2,19 +2,16 @@ package metrics_test
 
 import (
 	"encoding/json"
-	"log/slog"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
-	"github.com/windforce/windforce/internal/testdb"
+	"github.com/windforce/windforce/internal/teststore"
 	"github.com/windforce/windforce/metrics"
 	"github.com/windforce/windforce/metrics/metricstest"
 	"github.com/windforce/windforce/spine"
-	"github.com/windforce/windforce/store/postgres"
-	"github.com/windforce/windforce/store/sqlite"
 )
 
 func TestMain(m *testing.M) {
@@ -26,34 +23,12 @@ func TestMain(m *testing.M) {
 func forEachStore(t *testing.T, fn func(t *testing.T, s spine.Store)) {
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
-		fn(t, openSQLite(t))
+		fn(t, teststore.SQLite(t))
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		url, schema := testdb.PostgresSchema(t)
-		s, err := postgres.Open(t.Context(), url, postgres.Options{Schema: schema, MaxConns: 4, Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		if err := s.Migrate(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		fn(t, s)
+		fn(t, teststore.Postgres(t, 4))
 	})
-}
-
-func openSQLite(t *testing.T) *sqlite.Store {
-	t.Helper()
-	s, err := sqlite.Open(t.Context(), testdb.SQLitePath(t), sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	if err := s.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // enqueue adds one job of tag in workspace ws, created at now (zero: the

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/windforce/windforce/internal/teststore"
 	"github.com/windforce/windforce/metrics"
 	"github.com/windforce/windforce/spine"
 )
@@ -51,7 +52,7 @@ func TestQueueGauges(t *testing.T) {
 // figures, and the process counters are still served.
 func TestQueueGaugesDatabaseDown(t *testing.T) {
 	t.Parallel()
-	s := openSQLite(t)
+	s := teststore.SQLite(t)
 	enqueue(t, s, "a", "default", time.Time{}, time.Time{})
 	m := metrics.New(metrics.Options{Health: s})
 	m.JobEnqueued(spine.TriggerAPI, "a")

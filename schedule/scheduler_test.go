@@ -3,7 +3,6 @@ package schedule_test
 import (
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -11,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/windforce/windforce/catalog"
-	"github.com/windforce/windforce/internal/testdb"
+	"github.com/windforce/windforce/internal/teststore"
 	"github.com/windforce/windforce/schedule"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/sqlite"
@@ -21,18 +20,11 @@ import (
 // (input {"name": string} required).
 func newStore(t *testing.T) *sqlite.Store {
 	t.Helper()
-	s, err := sqlite.Open(t.Context(), testdb.SQLitePath(t), sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	if err := s.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	s := teststore.SQLite(t)
 	if err := s.PutSource(t.Context(), catalog.Source{Workspace: "ws", ID: "main", URL: "file:///r.git", Branch: "main"}); err != nil {
 		t.Fatal(err)
 	}
-	err = s.ApplySync(t.Context(), catalog.SyncParams{Workspace: "ws", SourceID: "main", Commit: "cccccccccccccccccccccccccccccccccccccccc",
+	err := s.ApplySync(t.Context(), catalog.SyncParams{Workspace: "ws", SourceID: "main", Commit: "cccccccccccccccccccccccccccccccccccccccc",
 		Apps: []catalog.App{{Key: "hello", Entrypoint: "main.ts", Runtime: "bun", Timeout: time.Minute, Tag: "default",
 			Retry: spine.DefaultRetry, Actions: []catalog.Action{{Key: "greet",
 				InputSchema: json.RawMessage(`{"type":"object","required":["name"]}`)}}}}})

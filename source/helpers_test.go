@@ -1,20 +1,18 @@
 package source_test
 
 import (
-	"log/slog"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/windforce/windforce/catalog"
 	"github.com/windforce/windforce/internal/gittest"
-	"github.com/windforce/windforce/internal/testdb"
+	"github.com/windforce/windforce/internal/teststore"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/objectcache/cachetest"
 	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/postgres"
-	"github.com/windforce/windforce/store/sqlite"
 )
 
 func TestMain(m *testing.M) {
@@ -42,14 +40,7 @@ type env struct {
 func forEachBackend(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Run("sqlite+file", func(t *testing.T) {
 		t.Parallel()
-		s, err := sqlite.Open(t.Context(), testdb.SQLitePath(t), sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		if err := s.Migrate(t.Context()); err != nil {
-			t.Fatal(err)
-		}
+		s := teststore.SQLite(t)
 		c, err := objectcache.NewFileCache(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
@@ -58,15 +49,7 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, e *env)) {
 	})
 	t.Run("postgres+db", func(t *testing.T) {
 		t.Parallel()
-		url, schema := testdb.PostgresSchema(t)
-		s, err := postgres.Open(t.Context(), url, postgres.Options{Schema: schema, MaxConns: 6})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		if err := s.Migrate(t.Context()); err != nil {
-			t.Fatal(err)
-		}
+		s := teststore.Postgres(t, 6)
 		fn(t, newEnv(s, s.ObjectCache().(*postgres.ObjectCache), nil))
 	})
 }
