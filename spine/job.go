@@ -74,6 +74,21 @@ type Pin struct {
 	Timeout      time.Duration   `json:"timeout"`
 	Tag          string          `json:"tag"`
 	Retry        RetryPolicy     `json:"retry"`
+	// Limits are the job's resource limits from the manifest (app, then
+	// action overrides); the worker caps them by its own (DESIGN §6).
+	Limits Limits `json:"limits"`
+}
+
+// Limits are a job's resource limits (manifest `limits:`, DESIGN §6). A
+// zero field means "not set": the worker's default applies. The worker
+// caps each field by its own maximum whatever the manifest asks.
+type Limits struct {
+	// Memory is the job's memory limit in bytes.
+	Memory int64 `json:"memory,omitempty"`
+	// Pids bounds the job's processes and threads together.
+	Pids int `json:"pids,omitempty"`
+	// CPU is the job's share in cores (1.5 = one and a half CPUs).
+	CPU float64 `json:"cpu,omitempty"`
 }
 
 // EnqueueParams is one job to enqueue. The caller (the catalog resolver in
