@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/windforce/windforce/internal/bench"
@@ -34,8 +36,21 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	idle := fs.Duration("idle", 0, "idle mode: run one worker on the empty queue this long; report RSS, goroutines, connections")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	failing := fs.Bool("failing", false, "every job fails (one attempt each): throughput of a failure storm")
+	e2e := fs.Bool("e2e", false, "end-to-end mode: trivial bun jobs through the HTTP API of fresh installations (dev on SQLite, server+worker on a fresh Postgres database) against bare bun")
+	e2eJobs := fs.Int("e2e-jobs", 200, "e2e mode: jobs (and bare bun spawns) per concurrency level; the concurrency-1 level's are the latency samples")
+	e2eDB := fs.String("e2e-db", "both", "e2e mode: sqlite, postgres or both (both skips an unreachable Postgres, saying so)")
+	e2eConc := fs.String("e2e-concurrency", "1,2,8", "e2e mode: concurrency levels (requests and bare spawns in flight); the worker gets the highest")
+	e2eWarmup := fs.Int("e2e-warmup", 5, "e2e mode: uncounted jobs and bare spawns first")
 	if err := fs.Parse(args); err != nil {
 		return &UsageError{Msg: err.Error()}
+	}
+	if *e2e {
+		ecfg, err := e2eConfig(*dbURL, *e2eDB, *e2eConc, *e2eJobs, *e2eWarmup)
+		if err != nil {
+			return err
+		}
+		ecfg.Progress = stderr
+		return runBenchE2E(ctx, ecfg, stdout)
 	}
 	if *dbURL == "" {
 		return &UsageError{Msg: "bench needs --database-url (postgres://… or sqlite://PATH)"}
@@ -87,4 +102,61 @@ func startCPUProfile(path string) (func(), error) {
 		return nil, fmt.Errorf("bench: cpu profile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// e2eConfig turns the e2e flags into a bench.E2EConfig. The Postgres
+// server is --database-url when it is a postgres:// URL, else
+// WINDFORCE_TEST_DATABASE_URL, else the local default server.
+func e2eConfig(dbURL, dbs, levels string, jobs, warmup int) (bench.E2EConfig, error) {
+	cfg := bench.E2EConfig{Jobs: jobs, Warmup: warmup}
+	if jobs < 1 || warmup < 0 {
+		return cfg, &UsageError{Msg: "--e2e-jobs must be at least 1 and --e2e-warmup at least 0"}
+	}
+	switch dbs {
+	case "both":
+		cfg.Databases, cfg.SkipUnavailablePostgres = []string{"sqlite", "postgres"}, true
+	case "sqlite", "postgres":
+		cfg.Databases = []string{dbs}
+	default:
+		return cfg, &UsageError{Msg: fmt.Sprintf("--e2e-db %q: want sqlite, postgres or both", dbs)}
+	}
+	for _, f := range strings.Split(levels, ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || c < 1 {
+			return cfg, &UsageError{Msg: fmt.Sprintf("--e2e-concurrency %q: want positive integers separated by commas", levels)}
+		}
+		cfg.Concurrency = append(cfg.Concurrency, c)
+	}
+	switch {
+	case strings.HasPrefix(dbURL, "postgres://"), strings.HasPrefix(dbURL, "postgresql://"):
+		cfg.PostgresURL = dbURL
+	case os.Getenv("WINDFORCE_TEST_DATABASE_URL") != "":
+		cfg.PostgresURL = os.Getenv("WINDFORCE_TEST_DATABASE_URL")
+	default:
+		cfg.PostgresURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return cfg, fmt.Errorf("bench --e2e: find the windforce binary: %w", err)
+	}
+	cfg.Binary = bin
+	return cfg, nil
+}
+
+// runBenchE2E runs `windforce bench --e2e`: progress on stderr, then the
+// table and, as the last line, the report as one JSON object on stdout.
+func runBenchE2E(ctx context.Context, cfg bench.E2EConfig, stdout io.Writer) error {
+	rep, err := bench.E2E(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("bench --e2e: %w", err)
+	}
+	if err := bench.WriteE2ETable(stdout, rep); err != nil {
+		return fmt.Errorf("bench --e2e: %w", err)
+	}
+	line, err := json.Marshal(rep)
+	if err != nil {
+		return fmt.Errorf("bench --e2e: encode result: %w", err)
+	}
+	fmt.Fprintln(stdout, string(line))
+	return nil
 }

@@ -1,0 +1,281 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"text/tabwriter"
+	"time"
+)
+
+// E2EConfig says what E2E measures. Jobs are hello/greet of the bundled
+// example (a trivial bun module) run through the HTTP API with `?wait`,
+// each on a fresh installation started from the real binary.
+type E2EConfig struct {
+	// Binary is the windforce executable to start (dev, server, worker).
+	Binary string
+	// Databases are "sqlite" (`windforce dev`) and "postgres" (`windforce
+	// server` and `windforce worker` on a fresh database), in run order.
+	// Default both.
+	Databases []string
+	// PostgresURL is the server on which a fresh database is created for
+	// the postgres run, and dropped afterwards.
+	PostgresURL string
+	// SkipUnavailablePostgres turns an unreachable Postgres into a skipped
+	// run (listed in the report) instead of an error.
+	SkipUnavailablePostgres bool
+	// Jobs is how many jobs (and bare spawns) each concurrency level runs;
+	// the concurrency-1 level's round trips are also the latency samples.
+	// Default 200.
+	Jobs int
+	// Concurrency are the levels measured: that many requests (and bare
+	// spawns) in flight at once. 1 is always included. Default 1, 2, 8.
+	// The worker runs with the highest as its --concurrency.
+	Concurrency []int
+	// Warmup jobs and bare spawns run before the measured ones (the first
+	// job of a commit prepares its copy). Default 5.
+	Warmup int
+	// Progress receives a line per phase; nil discards.
+	Progress io.Writer
+}
+
+func (c *E2EConfig) defaults() {
+	if len(c.Databases) == 0 {
+		c.Databases = []string{"sqlite", "postgres"}
+	}
+	if c.Jobs <= 0 {
+		c.Jobs = 200
+	}
+	if len(c.Concurrency) == 0 {
+		c.Concurrency = []int{1, 2, 8}
+	}
+	c.Concurrency = slices.DeleteFunc(append(slices.Clone(c.Concurrency), 1), func(n int) bool { return n < 1 })
+	slices.Sort(c.Concurrency)
+	c.Concurrency = slices.Compact(c.Concurrency)
+	if c.Warmup < 0 {
+		c.Warmup = 0
+	} else if c.Warmup == 0 {
+		c.Warmup = 5
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+}
+
+// E2EReport is one end-to-end run; the command prints it as a table and
+// then as one JSON line.
+type E2EReport struct {
+	Mode              string      `json:"mode"` // "e2e"
+	Jobs              int         `json:"jobs"`
+	WorkerConcurrency int         `json:"worker_concurrency"`
+	Bun               string      `json:"bun_version"`
+	GoVersion         string      `json:"go_version"`
+	CPUs              int         `json:"cpus"`
+	Results           []E2EResult `json:"results"`
+	Skipped           []E2ESkip   `json:"skipped,omitempty"`
+}
+
+// E2EResult is one database's figures next to bare bun measured in the
+// same minutes. Times are in milliseconds.
+type E2EResult struct {
+	Database string `json:"database"`
+	// BareStartP50 and BareStartP99: one bare bun spawn, from the spawn to
+	// its result file read back.
+	BareStartP50 float64 `json:"bare_start_p50_ms"`
+	BareStartP99 float64 `json:"bare_start_p99_ms"`
+	// WaitP50 and WaitP99: one `POST …/run/hello/greet?wait=60s`, from
+	// sending it to the successful outcome, one request at a time.
+	WaitP50 float64 `json:"wait_p50_ms"`
+	WaitP99 float64 `json:"wait_p99_ms"`
+	// WaitP50Ratio and WaitP99Ratio are the wait figures over bare bun's.
+	WaitP50Ratio float64 `json:"wait_p50_ratio"`
+	WaitP99Ratio float64 `json:"wait_p99_ratio"`
+	// OverheadP50 is WaitP50 minus BareStartP50: what windforce adds to a
+	// job (goal: at most 10 ms).
+	OverheadP50 float64         `json:"overhead_p50_ms"`
+	Samples     int             `json:"samples"`
+	Throughput  []E2EThroughput `json:"throughput"`
+}
+
+// E2EThroughput is one concurrency level: Jobs jobs with that many
+// requests in flight, against Jobs bare spawns that many at a time.
+type E2EThroughput struct {
+	Concurrency    int     `json:"concurrency"`
+	Seconds        float64 `json:"seconds"`
+	JobsPerSec     float64 `json:"jobs_per_sec"`
+	BareSeconds    float64 `json:"bare_seconds"`
+	BareJobsPerSec float64 `json:"bare_jobs_per_sec"`
+	// TimeRatio is Seconds over BareSeconds (goal: at most 1.3).
+	TimeRatio float64 `json:"time_ratio"`
+}
+
+// E2ESkip is a database that was not measured, and why.
+type E2ESkip struct {
+	Database string `json:"database"`
+	Reason   string `json:"reason"`
+}
+
+// E2E measures trivial bun jobs end to end. For each database it starts a
+// fresh installation from cfg.Binary in a temporary directory, warms it
+// and bare bun up, then for each concurrency level runs cfg.Jobs bare bun
+// spawns and cfg.Jobs `?wait` requests, each side with that many in
+// flight, bare first. Everything it made is removed before it returns.
+func E2E(ctx context.Context, cfg E2EConfig) (E2EReport, error) {
+	cfg.defaults()
+	rep := E2EReport{Mode: "e2e", Jobs: cfg.Jobs, WorkerConcurrency: slices.Max(cfg.Concurrency),
+		GoVersion: runtime.Version(), CPUs: runtime.NumCPU()}
+	if cfg.Binary == "" {
+		return rep, errors.New("e2e: no windforce binary to start")
+	}
+	tmp, err := os.MkdirTemp("", "windforce-bench-e2e-")
+	if err != nil {
+		return rep, fmt.Errorf("e2e: %w", err)
+	}
+	defer func() {
+		if err := removeTree(tmp); err != nil {
+			fmt.Fprintf(cfg.Progress, "e2e: cleanup: %v\n", err)
+		}
+	}()
+	bare, err := newBareBun(mkdir(tmp, "bare"))
+	if err != nil {
+		return rep, err
+	}
+	rep.Bun = bare.version(ctx)
+	for _, db := range cfg.Databases {
+		res, err := e2eDatabase(ctx, cfg, db, bare, mkdir(tmp, db))
+		if errors.Is(err, ErrPostgresUnavailable) && cfg.SkipUnavailablePostgres {
+			fmt.Fprintf(cfg.Progress, "e2e %s: SKIPPED: %v\n", db, err)
+			rep.Skipped = append(rep.Skipped, E2ESkip{Database: db, Reason: err.Error()})
+			continue
+		}
+		if err != nil {
+			return rep, err
+		}
+		rep.Results = append(rep.Results, res)
+	}
+	return rep, nil
+}
+
+// mkdir makes dir/name (the temporary directory's own subfolders; a
+// failure shows when the first file is written there).
+func mkdir(dir, name string) string {
+	p := filepath.Join(dir, name)
+	_ = os.Mkdir(p, 0o755)
+	return p
+}
+
+// e2eDatabase measures one database against bare bun.
+func e2eDatabase(ctx context.Context, cfg E2EConfig, db string, bare *bareBun, dir string) (res E2EResult, err error) {
+	res.Database = db
+	workers := slices.Max(cfg.Concurrency)
+	var s *setup
+	switch db {
+	case "sqlite":
+		fmt.Fprintf(cfg.Progress, "e2e sqlite: starting windforce dev (worker concurrency %d)\n", workers)
+		s, err = startDev(cfg.Binary, dir, workers)
+	case "postgres":
+		fmt.Fprintf(cfg.Progress, "e2e postgres: fresh database, windforce server and worker (concurrency %d)\n", workers)
+		s, err = startPostgresCluster(ctx, cfg.Binary, dir, cfg.PostgresURL, workers)
+	default:
+		return res, fmt.Errorf("e2e: unknown database %q (want sqlite or postgres)", db)
+	}
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if cerr := s.close(context.WithoutCancel(ctx)); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("e2e %s: shut down: %w", db, cerr))
+		}
+	}()
+	// A failed request says why when a process died under it.
+	fail := func(what string, err error) error {
+		if why := s.alive(); why != nil {
+			err = errors.Join(err, why)
+		}
+		return fmt.Errorf("e2e %s: %s: %w", db, what, err)
+	}
+	for range cfg.Warmup {
+		if _, err := s.api.greetWait(ctx); err != nil {
+			return res, fail("warm-up job", err)
+		}
+		if _, err := bare.once(ctx); err != nil {
+			return res, fail("warm-up bare spawn", err)
+		}
+	}
+	for _, c := range cfg.Concurrency {
+		bareTook, bareLat, err := runConcurrently(ctx, cfg.Jobs, c, bare.once)
+		if err != nil {
+			return res, fail(fmt.Sprintf("bare bun at concurrency %d", c), err)
+		}
+		took, lat, err := runConcurrently(ctx, cfg.Jobs, c, s.api.greetWait)
+		if err != nil {
+			return res, fail(fmt.Sprintf("jobs at concurrency %d", c), err)
+		}
+		t := E2EThroughput{Concurrency: c, Seconds: round3(took.Seconds()), BareSeconds: round3(bareTook.Seconds()),
+			JobsPerSec: perSec(cfg.Jobs, took), BareJobsPerSec: perSec(cfg.Jobs, bareTook), TimeRatio: ratio(took.Seconds(), bareTook.Seconds())}
+		res.Throughput = append(res.Throughput, t)
+		fmt.Fprintf(cfg.Progress, "e2e %s: concurrency %d: %d jobs in %.2fs (%.1f/s), bare bun %.2fs (%.1f/s): %.2fx\n",
+			db, c, cfg.Jobs, t.Seconds, t.JobsPerSec, t.BareSeconds, t.BareJobsPerSec, t.TimeRatio)
+		if c == 1 {
+			res.BareStartP50, res.BareStartP99 = percentile(bareLat, 50), percentile(bareLat, 99)
+			res.WaitP50, res.WaitP99 = percentile(lat, 50), percentile(lat, 99)
+			res.WaitP50Ratio, res.WaitP99Ratio = ratio(res.WaitP50, res.BareStartP50), ratio(res.WaitP99, res.BareStartP99)
+			res.OverheadP50 = round3(res.WaitP50 - res.BareStartP50)
+			res.Samples = len(lat)
+		}
+	}
+	return res, nil
+}
+
+func perSec(n int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return round1(float64(n) / d.Seconds())
+}
+
+// ratio is a/b to two decimals; 0 when b is 0.
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return math.Round(a/b*100) / 100
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// WriteE2ETable prints rep for a reader: per database, the latency and
+// throughput figures next to bare bun's, their ratio and the goal each
+// is checked against (printed, never asserted).
+func WriteE2ETable(w io.Writer, rep E2EReport) error {
+	fmt.Fprintf(w, "\nend to end: trivial bun jobs (hello/greet) through the HTTP API, %d per row; worker concurrency %d; bun %s; %d CPUs\n",
+		rep.Jobs, rep.WorkerConcurrency, rep.Bun, rep.CPUs)
+	for _, r := range rep.Results {
+		fmt.Fprintf(w, "\n%s\n", r.Database)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "\twindforce\tbare bun\tratio\t\n")
+		fmt.Fprintf(tw, "?wait round trip p50 (ms)\t%.2f\t%.2f\t%.2fx\t\n", r.WaitP50, r.BareStartP50, r.WaitP50Ratio)
+		fmt.Fprintf(tw, "?wait round trip p99 (ms)\t%.2f\t%.2f\t%.2fx\t\n", r.WaitP99, r.BareStartP99, r.WaitP99Ratio)
+		for _, t := range r.Throughput {
+			fmt.Fprintf(tw, "concurrency %d (jobs/s)\t%.1f\t%.1f\t%.2fx\t\n", t.Concurrency, t.JobsPerSec, t.BareJobsPerSec, t.TimeRatio)
+		}
+		if err := tw.Flush(); err != nil {
+			return fmt.Errorf("e2e table: %w", err)
+		}
+		fmt.Fprintf(w, "per-job overhead p50: %.2f ms (goal <= 10 ms); throughput ratio is time over bare bun's time (goal <= 1.3x)\n", r.OverheadP50)
+	}
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(w, "\n%s: skipped: %s\n", s.Database, s.Reason)
+	}
+	_, err := fmt.Fprintln(w)
+	if err != nil {
+		return fmt.Errorf("e2e table: %w", err)
+	}
+	return nil
+}

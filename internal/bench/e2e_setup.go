@@ -1,0 +1,253 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/windforce/windforce/examples"
+	"github.com/windforce/windforce/source"
+)
+
+// e2eWorkspace is where the bench runs its jobs: dev's workspace, and the
+// same name on Postgres.
+const e2eWorkspace = "default"
+
+// ErrPostgresUnavailable is returned (wrapped) when the Postgres server an
+// end-to-end run was pointed at does not answer.
+var ErrPostgresUnavailable = errors.New("postgres is not reachable")
+
+// setup is one fresh windforce installation driven over HTTP: its
+// processes, its API, and how to take it all down again.
+type setup struct {
+	database string
+	api      *apiClient
+	procs    []*child
+	closers  []func(context.Context) error // run last to first
+}
+
+// close stops the processes (workers before servers: they were started
+// last) and removes what the setup made.
+func (s *setup) close(ctx context.Context) error {
+	var errs []error
+	for i := len(s.procs) - 1; i >= 0; i-- {
+		errs = append(errs, s.procs[i].stop(30*time.Second))
+	}
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		errs = append(errs, s.closers[i](ctx))
+	}
+	s.api.http.CloseIdleConnections()
+	return errors.Join(errs...)
+}
+
+// alive returns an error naming the first process of the setup that
+// exited, with its stderr.
+func (s *setup) alive() error {
+	for _, p := range s.procs {
+		if gone, why := p.exited(); gone {
+			return errors.New(why)
+		}
+	}
+	return nil
+}
+
+const startWithin = 60 * time.Second
+
+// startDev starts `windforce dev` in dir on an ephemeral port, exactly as
+// a new user would run it: it makes its SQLite database, object cache and
+// the example's git repository, syncs hello, and prints the console URL
+// and the admin token, which are read from its stdout.
+func startDev(bin, dir string, concurrency int) (*setup, error) {
+	p, err := startChild("windforce dev", bin, nil, "dev", "--dir", dir, "--listen", "127.0.0.1:0",
+		"--sync-interval", "0", "--concurrency", strconv.Itoa(concurrency))
+	if err != nil {
+		return nil, err
+	}
+	s := &setup{database: "sqlite", procs: []*child{p}, api: newAPIClient("", "")}
+	base, err := p.line("console:", startWithin)
+	if err == nil {
+		s.api.url = strings.TrimSuffix(base, "/")
+		s.api.token, err = p.line("admin token:", startWithin)
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("start windforce dev: %w", err), s.close(context.Background()))
+	}
+	return s, nil
+}
+
+// startPostgresCluster makes a fresh database on the Postgres server at
+// serverURL and runs one `windforce server` and one `windforce worker`
+// on it (object cache in the database, as a multi-machine deployment
+// has it), then registers the example as a file:// git source made with
+// real git under dir and syncs it through the API. The database is
+// dropped on close.
+func startPostgresCluster(ctx context.Context, bin, dir, serverURL string, concurrency int) (s *setup, err error) {
+	dbURL, drop, err := freshDatabase(ctx, serverURL)
+	if err != nil {
+		return nil, err
+	}
+	const secret, token = "bench-e2e-secret", "bench-e2e-admin"
+	s = &setup{database: "postgres", api: newAPIClient("", token), closers: []func(context.Context) error{drop}}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, s.close(context.WithoutCancel(ctx)))
+			s = nil
+		}
+	}()
+	gitDir := filepath.Join(dir, "git")
+	bare := filepath.Join(gitDir, "hello.git")
+	if err := (&source.Git{}).InitRepo(ctx, bare, "main", examples.Hello(), "hello example"); err != nil {
+		return nil, fmt.Errorf("e2e postgres: example repository: %w", err)
+	}
+	common := []string{"WINDFORCE_SECRET=" + secret, "WINDFORCE_FILE_SOURCES=" + gitDir}
+	srv, err := startChild("windforce server", bin, append(common, "WINDFORCE_ADMIN_TOKEN="+token),
+		"server", "--listen", "127.0.0.1:0", "--database-url", dbURL, "--object-cache", "postgres", "--sync-interval", "0")
+	if err != nil {
+		return nil, err
+	}
+	s.procs = append(s.procs, srv)
+	base, err := srv.line("windforce server listening on ", startWithin)
+	if err != nil {
+		return nil, err
+	}
+	s.api.url = base
+	wrk, err := startChild("windforce worker", bin, common, "worker", "--database-url", dbURL, "--object-cache", "postgres",
+		"--dir", filepath.Join(dir, "worker"), "--concurrency", strconv.Itoa(concurrency), "--url", base)
+	if err != nil {
+		return nil, err
+	}
+	s.procs = append(s.procs, wrk)
+	if _, err := wrk.line("worker ", startWithin); err != nil {
+		return nil, err
+	}
+	src := fmt.Sprintf(`{"id":"hello","url":%q,"branch":"main"}`, "file://"+bare)
+	if _, err := s.api.call(ctx, http.StatusCreated, "POST", "/sources", src); err != nil {
+		return nil, fmt.Errorf("e2e postgres: add the example source: %w", err)
+	}
+	if _, err := s.api.call(ctx, http.StatusOK, "POST", "/sources/hello/sync", ""); err != nil {
+		return nil, fmt.Errorf("e2e postgres: sync the example: %w", err)
+	}
+	return s, nil
+}
+
+// freshDatabase creates a database of its own on the Postgres server at
+// serverURL and returns its URL and a function that drops it (closing
+// whatever connections are left).
+func freshDatabase(ctx context.Context, serverURL string) (string, func(context.Context) error, error) {
+	u, err := url.Parse(serverURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", nil, fmt.Errorf("e2e postgres: %q is not a postgres:// URL", serverURL)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(cctx, serverURL)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w at %s: %w", ErrPostgresUnavailable, u.Redacted(), err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	name := "wf_bench_e2e_" + randomHex(6)
+	if _, err := conn.Exec(cctx, "CREATE DATABASE "+name); err != nil {
+		return "", nil, fmt.Errorf("e2e postgres: create database: %w", err)
+	}
+	u.Path = "/" + name
+	drop := func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, serverURL)
+		if err != nil {
+			return fmt.Errorf("e2e postgres: drop database %s: %w", name, err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			return fmt.Errorf("e2e postgres: drop database %s: %w", name, err)
+		}
+		return nil
+	}
+	return u.String(), drop, nil
+}
+
+// removeTree removes dir after making its directories writable again (the
+// runner seals commit copies read-only).
+func removeTree(dir string) error {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("remove %s: %w", dir, err)
+	}
+	return nil
+}
+
+// apiClient talks to one setup's HTTP API with the admin token, keeping
+// enough idle connections for the highest concurrency.
+type apiClient struct {
+	url, token string
+	http       *http.Client
+}
+
+func newAPIClient(base, token string) *apiClient {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	return &apiClient{url: base, token: token, http: &http.Client{Transport: tr}}
+}
+
+// call sends a request to the workspace path and returns the body when
+// the status is want.
+func (a *apiClient) call(ctx context.Context, want int, method, path, body string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, a.url+"/api/w/"+e2eWorkspace+path, strings.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	res, err := a.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: read answer: %w", method, path, err)
+	}
+	if res.StatusCode != want {
+		return nil, fmt.Errorf("%s %s: status %d, want %d: %s", method, path, res.StatusCode, want, bytes.TrimSpace(data))
+	}
+	return data, nil
+}
+
+// greetWait runs hello/greet through `?wait` and returns the round trip:
+// from sending the request to the job's successful outcome read back.
+func (a *apiClient) greetWait(ctx context.Context) (time.Duration, error) {
+	began := time.Now()
+	data, err := a.call(ctx, http.StatusOK, "POST", "/jobs/run/hello/greet?wait=60s", `{"name":"bench"}`)
+	took := time.Since(began)
+	if err != nil {
+		return 0, err
+	}
+	var out struct {
+		Status string          `json:"status"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		return 0, fmt.Errorf("run hello/greet: decode %s: %w", data, err)
+	}
+	if out.Status != "success" {
+		return 0, fmt.Errorf("run hello/greet: job ended %s: %s", out.Status, out.Error)
+	}
+	return took, nil
+}
