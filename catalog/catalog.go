@@ -63,13 +63,17 @@ type App struct {
 	Timeout    time.Duration
 	Tag        string
 	Retry      spine.RetryPolicy
-	UpdatedAt  time.Time
+	// Limits are the app's resource limits (manifest limits:); a zero
+	// field is not set and leaves the worker's default (DESIGN §6).
+	Limits    spine.Limits
+	UpdatedAt time.Time
 	// Actions, sorted by key.
 	Actions []Action
 }
 
 // Action is one action of an app. Zero Timeout, empty Tag and nil Retry
-// mean "the app's value".
+// mean "the app's value"; so does each zero field of Limits, which
+// overrides the app's limits field by field.
 type Action struct {
 	Key          string
 	InputSchema  json.RawMessage
@@ -77,6 +81,7 @@ type Action struct {
 	Timeout      time.Duration
 	Tag          string
 	Retry        *spine.RetryPolicy
+	Limits       spine.Limits
 }
 
 // SyncParams replaces the catalog entries of one source with the apps of

@@ -26,6 +26,28 @@ func TestPinInheritsAndOverrides(t *testing.T) {
 	}
 }
 
+// TestPinMergesLimits: an action's limits override the app's field by
+// field; a field neither sets stays zero (the worker's default).
+func TestPinMergesLimits(t *testing.T) {
+	t.Parallel()
+	app := catalog.App{Key: "a", Limits: spine.Limits{Memory: 512 << 20, Pids: 256}}
+	cases := []struct {
+		action, want spine.Limits
+	}{
+		{spine.Limits{}, spine.Limits{Memory: 512 << 20, Pids: 256}},
+		{spine.Limits{CPU: 0.5}, spine.Limits{Memory: 512 << 20, Pids: 256, CPU: 0.5}},
+		{spine.Limits{Memory: 1 << 30, Pids: 8, CPU: 2}, spine.Limits{Memory: 1 << 30, Pids: 8, CPU: 2}},
+	}
+	for _, c := range cases {
+		if got := catalog.Pin(app, catalog.Action{Key: "x", Limits: c.action}).Limits; got != c.want {
+			t.Errorf("action limits %+v pin %+v, want %+v", c.action, got, c.want)
+		}
+	}
+	if got := catalog.Pin(catalog.App{}, catalog.Action{Limits: spine.Limits{Pids: 3}}).Limits; got != (spine.Limits{Pids: 3}) {
+		t.Errorf("action alone pins %+v", got)
+	}
+}
+
 func TestValidateInput(t *testing.T) {
 	t.Parallel()
 	schema := json.RawMessage(`{"type":"object","required":["name"],"properties":{"name":{"type":"string"},` +

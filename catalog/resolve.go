@@ -21,6 +21,7 @@ func Pin(app App, action Action) spine.Pin {
 		Timeout:      app.Timeout,
 		Tag:          app.Tag,
 		Retry:        app.Retry,
+		Limits:       MergeLimits(app.Limits, action.Limits),
 	}
 	if action.Timeout > 0 {
 		p.Timeout = action.Timeout
@@ -32,6 +33,23 @@ func Pin(app App, action Action) spine.Pin {
 		p.Retry = *action.Retry
 	}
 	return p
+}
+
+// MergeLimits is the limits a job of an action pins: each field the action
+// sets, the app's value for the others (zero where neither sets it, so the
+// worker's default applies).
+func MergeLimits(app, action spine.Limits) spine.Limits {
+	l := app
+	if action.Memory > 0 {
+		l.Memory = action.Memory
+	}
+	if action.Pids > 0 {
+		l.Pids = action.Pids
+	}
+	if action.CPU > 0 {
+		l.CPU = action.CPU
+	}
+	return l
 }
 
 // Resolve turns a request into the spine's enqueue parameters for (app,

@@ -5,9 +5,10 @@
 //	tree (files of commit C)
 //	  └─ CheckTree: clean paths, no symbolic link pointing outside the tree
 //	  └─ windforce.yaml ─▶ YAML (unknown fields refused)
-//	       └─ per app: key, entrypoint exists, runtime known, timeout, tag, retry
+//	       └─ per app: key, entrypoint exists, runtime known, timeout, tag, retry,
+//	            limits
 //	            └─ per action: key, schema files exist and are JSON Schema,
-//	                           timeout, tag, retry overrides
+//	                           timeout, tag, retry, limits overrides
 //	  ─▶ []catalog.App, ready for the catalog once the tree is in the cache
 //
 // Every problem found is reported, each naming its file and field, as one

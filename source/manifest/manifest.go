@@ -6,14 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/internal/bytesize"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/spine"
 )
@@ -44,15 +47,26 @@ type rawApp struct {
 	Timeout    string                `yaml:"timeout"`
 	Tag        string                `yaml:"tag"`
 	Retry      *rawRetry             `yaml:"retry"`
+	Limits     *rawLimits            `yaml:"limits"`
 	Actions    map[string]*rawAction `yaml:"actions"`
 }
 
 type rawAction struct {
-	InputSchema  string    `yaml:"input_schema"`
-	OutputSchema string    `yaml:"output_schema"`
-	Timeout      string    `yaml:"timeout"`
-	Tag          string    `yaml:"tag"`
-	Retry        *rawRetry `yaml:"retry"`
+	InputSchema  string     `yaml:"input_schema"`
+	OutputSchema string     `yaml:"output_schema"`
+	Timeout      string     `yaml:"timeout"`
+	Tag          string     `yaml:"tag"`
+	Retry        *rawRetry  `yaml:"retry"`
+	Limits       *rawLimits `yaml:"limits"`
+}
+
+// rawLimits are read as text, whatever YAML type they were written in, so
+// that a bad value is reported under its field's name (limits.pids: "lots"
+// is not a positive whole number) rather than as a YAML type error.
+type rawLimits struct {
+	Memory *string `yaml:"memory"`
+	Pids   *string `yaml:"pids"`
+	CPU    *string `yaml:"cpu"`
 }
 
 type rawRetry struct {
@@ -154,6 +168,7 @@ func loadApp(key string, ra *rawApp, tree Tree, ps *problems) catalog.App {
 	if r, ok := retry(ra.Retry, spine.DefaultRetry, field+".retry", ps); ok && r != nil {
 		app.Retry = *r
 	}
+	app.Limits = limits(ra.Limits, field+".limits", ps)
 	if len(ra.Actions) == 0 {
 		ps.add(FileName, field+".actions", "no actions declared; an app needs at least one")
 	}
@@ -186,6 +201,7 @@ func loadAction(appField, key string, ra *rawAction, app catalog.App, tree Tree,
 	if r, ok := retry(ra.Retry, app.Retry, field+".retry", ps); ok {
 		a.Retry = r
 	}
+	a.Limits = limits(ra.Limits, field+".limits", ps)
 	return a, true
 }
 
@@ -264,6 +280,39 @@ func retry(r *rawRetry, base spine.RetryPolicy, field string, ps *problems) (*sp
 		out.Factor = *r.Factor
 	}
 	return &out, ok
+}
+
+// limits reads a limits: block; each field left out stays zero (the
+// app's value for an action, the worker's default for an app).
+func limits(r *rawLimits, field string, ps *problems) spine.Limits {
+	var l spine.Limits
+	if r == nil {
+		return l
+	}
+	if r.Memory != nil {
+		n, err := bytesize.Parse(*r.Memory)
+		if err != nil {
+			ps.add(FileName, field+".memory", "%q is not a positive size (examples: 512MiB, 1GiB, 256MB, 1048576)", *r.Memory)
+		}
+		l.Memory = n
+	}
+	if r.Pids != nil {
+		n, err := strconv.Atoi(strings.TrimSpace(*r.Pids))
+		if err != nil || n < 1 {
+			ps.add(FileName, field+".pids", "%q is not a positive whole number of processes", *r.Pids)
+			n = 0
+		}
+		l.Pids = n
+	}
+	if r.CPU != nil {
+		f, err := strconv.ParseFloat(strings.TrimSpace(*r.CPU), 64)
+		if err != nil || !(f > 0) || math.IsInf(f, 0) {
+			ps.add(FileName, field+".cpu", "%q is not a positive number of cores (examples: 0.5, 1, 2)", *r.CPU)
+			f = 0
+		}
+		l.CPU = f
+	}
+	return l
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -18,12 +18,14 @@ const goodYAML = `apps:
     runtime: bun
     timeout: 60s
     tag: default
+    limits: { memory: 512MiB, pids: 256, cpu: 1 }
     actions:
       greet:
         input_schema: schemas/greet.input.json
         output_schema: schemas/greet.output.json
         timeout: 10s
         retry: { max_attempts: 3, backoff: 5s, factor: 5 }
+        limits: { cpu: 0.5 }
       sleep: {}
       fail:
 `
@@ -71,7 +73,13 @@ func TestLoadGood(t *testing.T) {
 	if g.Timeout != 10*time.Second || g.Retry == nil || *g.Retry != (spine.RetryPolicy{MaxAttempts: 3, Backoff: 5 * time.Second, Factor: 5}) {
 		t.Fatalf("greet overrides = %+v retry %+v", g, g.Retry)
 	}
-	if s := a.Actions[2]; s.Timeout != 0 || s.Tag != "" || s.Retry != nil || s.InputSchema != nil {
+	if a.Limits != (spine.Limits{Memory: 512 << 20, Pids: 256, CPU: 1}) {
+		t.Fatalf("app limits = %+v", a.Limits)
+	}
+	if g.Limits != (spine.Limits{CPU: 0.5}) {
+		t.Fatalf("greet limits = %+v, want only its own cpu (the rest is the app's at enqueue)", g.Limits)
+	}
+	if s := a.Actions[2]; s.Timeout != 0 || s.Tag != "" || s.Retry != nil || s.InputSchema != nil || s.Limits != (spine.Limits{}) {
 		t.Fatalf("sleep has overrides: %+v", s)
 	}
 }
@@ -84,7 +92,7 @@ func TestLoadDefaults(t *testing.T) {
 		t.Fatalf("load: %v", err)
 	}
 	a := apps[0]
-	if a.Timeout != manifest.DefaultTimeout || a.Tag != "default" || a.Retry != spine.DefaultRetry {
+	if a.Timeout != manifest.DefaultTimeout || a.Tag != "default" || a.Retry != spine.DefaultRetry || a.Limits != (spine.Limits{}) {
 		t.Fatalf("defaults not applied: %+v", a)
 	}
 }
@@ -114,6 +122,16 @@ func TestLoadRefuses(t *testing.T) {
 		{"negative duration", replace("timeout: 10s", "timeout: -10s"), `apps.hello.actions.greet.timeout: "-10s"`},
 		{"bad backoff", replace("backoff: 5s", "backoff: 5"), `apps.hello.actions.greet.retry.backoff: "5"`},
 		{"bad attempts", replace("max_attempts: 3", "max_attempts: 0"), "apps.hello.actions.greet.retry.max_attempts: must be at least 1"},
+		{"bad memory", replace("memory: 512MiB", "memory: lots"), `apps.hello.limits.memory: "lots" is not a positive size`},
+		{"fractional memory", replace("memory: 512MiB", "memory: 1.5GiB"), `apps.hello.limits.memory: "1.5GiB"`},
+		{"zero memory", replace("memory: 512MiB", "memory: 0"), `apps.hello.limits.memory: "0"`},
+		{"bad pids", replace("pids: 256", "pids: 2.5"), `apps.hello.limits.pids: "2.5" is not a positive whole number`},
+		{"zero pids", replace("pids: 256", "pids: 0"), `apps.hello.limits.pids: "0"`},
+		{"bad cpu", replace("cpu: 0.5", "cpu: -1"), `apps.hello.actions.greet.limits.cpu: "-1" is not a positive number of cores`},
+		{"infinite cpu", replace("cpu: 0.5", "cpu: .inf"), `apps.hello.actions.greet.limits.cpu: ".inf"`},
+		{"nan cpu", replace("cpu: 1 ", "cpu: NaN "), `apps.hello.limits.cpu: "NaN"`},
+		{"unknown limit", replace("cpu: 0.5", "cpus: 0.5"), "field cpus not found"},
+		{"limits not a map", replace("limits: { cpu: 0.5 }", "limits: 1GiB"), "not valid YAML for a manifest"},
 		{"missing entrypoint file", replace("src/main.ts", "src/nope.ts"), "apps.hello.entrypoint: file src/nope.ts does not exist"},
 		{"escaping entrypoint", replace("src/main.ts", "../outside.ts"), `apps.hello.entrypoint: "../outside.ts" is not a relative path inside the repository`},
 		{"absolute entrypoint", replace("src/main.ts", "/etc/passwd"), `apps.hello.entrypoint: "/etc/passwd" is not a relative path`},
@@ -145,6 +163,29 @@ func TestLoadRefuses(t *testing.T) {
 				t.Fatalf("error %q does not contain %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestLoadLimits: sizes in any accepted spelling, numbers written as YAML
+// strings or numbers, and an action that sets only some fields.
+func TestLoadLimits(t *testing.T) {
+	t.Parallel()
+	y := "apps:\n  hello:\n    entrypoint: src/main.ts\n    runtime: bun\n" +
+		"    limits: { memory: 1073741824, pids: '64' }\n" +
+		"    actions:\n      a:\n        limits: { memory: 256MB }\n      b:\n        limits: {}\n      c:\n        limits:\n"
+	apps, err := manifest.Load(goodTree(y))
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	app := apps[0]
+	if app.Limits != (spine.Limits{Memory: 1 << 30, Pids: 64}) {
+		t.Fatalf("app limits = %+v", app.Limits)
+	}
+	want := []spine.Limits{{Memory: 256e6}, {}, {}}
+	for i, a := range app.Actions {
+		if a.Limits != want[i] {
+			t.Errorf("action %s limits = %+v, want %+v", a.Key, a.Limits, want[i])
+		}
 	}
 }
 
