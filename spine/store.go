@@ -121,6 +121,21 @@ type Store interface {
 	// still polls as the fallback.
 	Subscribe(tags []string) (<-chan struct{}, func())
 
+	// SubscribeCompletion returns a channel that receives a value soon
+	// after job id becomes terminal (success, failure or canceled, by any
+	// path: Complete, CompleteBatch, a last Fail or FailBatch, Release or
+	// Cancel of a waiting job, the reaper), and a function that ends the
+	// subscription. Every transaction that writes job_completed sends the
+	// wake-up, delivered only once it has committed (Postgres: NOTIFY, so
+	// waiters on every server hear it; SQLite: in process after the
+	// commit), so a reader woken by it sees the job finished. A completion
+	// committed after SubscribeCompletion returns is never missed: a
+	// waiter subscribes first and reads the job's status second. Wake-ups
+	// are hints (a lost listener connection wakes every waiter when it is
+	// back): a waiter re-reads the job and keeps a slow poll as the
+	// fallback.
+	SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func())
+
 	// Close releases connections and stops the listener.
 	Close()
 }

@@ -56,6 +56,7 @@ func Run(t *testing.T, newStore func(t *testing.T) spine.Store) {
 	t.Run("UnsafeText", func(t *testing.T) { testUnsafeText(t, newStore) })
 	t.Run("Health", func(t *testing.T) { testHealth(t, newStore) })
 	t.Run("Wakeup", func(t *testing.T) { testWakeup(t, newStore) })
+	t.Run("Completion", func(t *testing.T) { testCompletion(t, newStore) })
 	t.Run("Race", func(t *testing.T) { testRaces(t, newStore) })
 	t.Run("List", func(t *testing.T) { testList(t, newStore) })
 	// The worker-loop suite lives in worker*.go (owned by the lead engineer),

@@ -40,7 +40,11 @@ func (s *Store) Cancel(ctx context.Context, p spine.CancelParams) (spine.CancelO
 		}
 		query, status := qCancelWaiting, spine.StatusCanceled
 		if running {
+			// The mark only: the job ends (and its waiters wake) when its
+			// worker completes it canceled, or the reaper does.
 			query, status = qCancelRunning, spine.StatusRunning
+		} else {
+			args["done_channel"] = s.doneChannel
 		}
 		var id uuid.UUID
 		if err := tx.QueryRow(ctx, query, args).Scan(&id); err != nil {

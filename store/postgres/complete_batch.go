@@ -39,7 +39,7 @@ func (s *Store) CompleteBatch(ctx context.Context, ps []spine.CompleteParams) ([
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qCompleteBatch, pgx.StrictNamedArgs{
-		"job_ids": ids, "claim_tokens": tokens, "results": results, "nows": nows,
+		"job_ids": ids, "claim_tokens": tokens, "results": results, "nows": nows, "done_channel": s.doneChannel,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("complete batch of %d jobs: %w", n, translate(err))

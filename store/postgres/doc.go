@@ -12,11 +12,16 @@
 //	heartbeat  one statement over unnest(ids, tokens): renews the ping of
 //	           leases still owned, returns their cancel mark
 //	complete   one statement: fenced DELETE … RETURNING feeds the
-//	           job_completed INSERT and the job_runtime DELETE
+//	           job_completed INSERT and the job_runtime DELETE, and
+//	           pg_notify wakes the job's waiters on commit
 //	reap       one transaction: lock stale rows FOR UPDATE OF job_queue
 //	           SKIP LOCKED, then writes that repeat the whole guard
-//	wake-ups   NOTIFY on "windforce_job[_schema]" with the tag as payload;
-//	           one listener connection per Store feeds spine.Wakeups
+//	wake-ups   NOTIFY on "windforce_job[_schema]" with the tag as payload
+//	           (workers), and on "windforce_done[_schema]" with the ids of
+//	           the jobs a transaction finished, 200 a notification, from
+//	           every statement that writes job_completed (waiters); one
+//	           listener connection per Store LISTENs on both and feeds
+//	           spine.Wakeups and spine.Completions
 //
 // The SQL is in queries/, one file per query, each with a comment saying
 // what it guarantees; the schema is in migrations/. Every operation is

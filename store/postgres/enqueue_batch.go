@@ -15,7 +15,7 @@ import (
 // (queries/enqueue_batch.sql) and wakes tags (notify.sql), both in one round
 // trip in the caller's transaction.
 func (s *Store) insertBatch(ctx context.Context, tx pgx.Tx, ps []spine.EnqueueParams, tags []string) error {
-	notify := pgx.StrictNamedArgs{"channel": s.channel, "tags": tags}
+	notify := pgx.StrictNamedArgs{"channel": s.channel, "payloads": tags}
 	if len(ps) == 0 {
 		_, err := tx.Exec(ctx, qNotify, notify)
 		return translate(err)
@@ -31,6 +31,7 @@ func (s *Store) insertBatch(ctx context.Context, tx pgx.Tx, ps []spine.EnqueuePa
 		timeouts, backoffs                    = make([]int64, n), make([]int64, n)
 		priorities, maxAttempts               = make([]int32, n), make([]int32, n)
 		factors                               = make([]float64, n)
+		memories, pidss, cpus                 = make([]*int64, n), make([]*int32, n), make([]*float64, n)
 	)
 	for i, p := range ps {
 		ids[i], workspaces[i], kinds[i], refs[i], bys[i] = p.ID, p.Workspace, string(p.TriggerKind), p.TriggerRef, p.CreatedBy
@@ -42,6 +43,7 @@ func (s *Store) insertBatch(ctx context.Context, tx pgx.Tx, ps []spine.EnqueuePa
 		timeouts[i], backoffs[i] = p.Pin.Timeout.Milliseconds(), max(1, p.Pin.Retry.Backoff.Milliseconds())
 		priorities[i], maxAttempts[i] = int32(p.Priority), int32(p.Pin.Retry.MaxAttempts)
 		factors[i] = p.Pin.Retry.Factor
+		memories[i], pidss[i], cpus[i] = optLimits(p.Pin.Limits)
 	}
 	batch := &pgx.Batch{}
 	batch.Queue(qEnqueueBatch, pgx.StrictNamedArgs{
@@ -51,6 +53,7 @@ func (s *Store) insertBatch(ctx context.Context, tx pgx.Tx, ps []spine.EnqueuePa
 		"entrypoints": entries, "runtimes": runtimes, "input_schemas": inSchemas, "output_schemas": outSchemas,
 		"timeout_mss": timeouts, "tags": jobTags, "priorities": priorities, "max_attemptss": maxAttempts,
 		"backoff_mss": backoffs, "backoff_factors": factors,
+		"limit_memories": memories, "limit_pidss": pidss, "limit_cpus": cpus,
 	})
 	batch.Queue(qNotify, notify)
 	br := tx.SendBatch(ctx, batch)
@@ -75,6 +78,21 @@ func optText(v []byte) *string {
 	}
 	s := string(v)
 	return &s
+}
+
+// optLimits are limits as nullable array elements (NULL where not set).
+func optLimits(l spine.Limits) (memory *int64, pids *int32, cpu *float64) {
+	if l.Memory > 0 {
+		memory = &l.Memory
+	}
+	if l.Pids > 0 {
+		n := int32(l.Pids)
+		pids = &n
+	}
+	if l.CPU > 0 {
+		cpu = &l.CPU
+	}
+	return memory, pids, cpu
 }
 
 // optTime is a time as a nullable timestamptz array element (NULL when

@@ -79,6 +79,7 @@ func lockLeases(ctx context.Context, tx pgx.Tx, ps []spine.FailParams, todo []in
 func (s *Store) writeFailures(ctx context.Context, tx pgx.Tx, ps []spine.FailParams, plan *spine.FailBatchPlan, locked map[spine.Lease]leaseState) error {
 	var batch pgx.Batch
 	var queued []int
+	var finished []uuid.UUID // every lease not retried ends here
 	for _, i := range plan.Todo {
 		p := ps[i]
 		st, ok := locked[p.Lease]
@@ -96,13 +97,15 @@ func (s *Store) writeFailures(ctx context.Context, tx pgx.Tx, ps []spine.FailPar
 			})
 			continue
 		}
-		batch.Queue(qComplete, pgx.StrictNamedArgs{
-			"job_id": p.JobID, "claim_token": p.ClaimToken, "status": string(spine.StatusFailure),
-			"result": nil, "error": plan.Errors[i], "now": st.now,
-		})
+		batch.Queue(qComplete, s.completeArgs(p.Lease, spine.StatusFailure, nil, plan.Errors[i], st.now, false))
+		finished = append(finished, p.JobID)
 	}
 	if len(queued) == 0 {
 		return nil
+	}
+	if len(finished) > 0 {
+		// One coalesced completion wake-up for the whole transaction.
+		batch.Queue(qNotify, pgx.StrictNamedArgs{"channel": s.doneChannel, "payloads": donePayloads(finished)})
 	}
 	results := tx.SendBatch(ctx, &batch)
 	for _, i := range queued {

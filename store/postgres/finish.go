@@ -29,17 +29,11 @@ func (s *Store) Complete(ctx context.Context, p spine.CompleteParams) (spine.Sta
 }
 
 // finish runs complete.sql: the fenced terminal completion shared by
-// Complete, Fail and Release. ErrNotOwner when the lease is lost.
+// Complete, Fail and Release, which also wakes the job's waiters on
+// commit. ErrNotOwner when the lease is lost.
 func (s *Store) finish(ctx context.Context, q querier, l spine.Lease, status spine.Status, result, jobErr any, now time.Time) (spine.Status, error) {
 	var got string
-	err := q.QueryRow(ctx, qComplete, pgx.StrictNamedArgs{
-		"job_id":      l.JobID,
-		"claim_token": l.ClaimToken,
-		"status":      string(status),
-		"result":      result,
-		"error":       jobErr,
-		"now":         timeArg(now),
-	}).Scan(&got)
+	err := q.QueryRow(ctx, qComplete, s.completeArgs(l, status, result, jobErr, timeArg(now), true)).Scan(&got)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", spine.ErrNotOwner
 	}
@@ -47,6 +41,21 @@ func (s *Store) finish(ctx context.Context, q querier, l spine.Lease, status spi
 		return "", translate(err)
 	}
 	return spine.Status(got), nil
+}
+
+// completeArgs are complete.sql's arguments; notify says whether the
+// statement wakes the job's waiters itself.
+func (s *Store) completeArgs(l spine.Lease, status spine.Status, result, jobErr, now any, notify bool) pgx.StrictNamedArgs {
+	return pgx.StrictNamedArgs{
+		"job_id":       l.JobID,
+		"claim_token":  l.ClaimToken,
+		"status":       string(status),
+		"result":       result,
+		"error":        jobErr,
+		"now":          now,
+		"notify":       notify,
+		"done_channel": s.doneChannel,
+	}
 }
 
 // leaseState is what Fail and Release read under the row lock.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/windforce/windforce/spine"
@@ -30,16 +31,43 @@ const (
 // Subscribe returns is not missed.
 func (s *Store) Subscribe(tags []string) (<-chan struct{}, func()) {
 	ch, unsubscribe := s.wakeups.Subscribe(tags)
-	if l := s.startListener(); l != nil {
-		t := time.NewTimer(min(s.timeout, subscribeWait))
-		defer t.Stop()
-		select {
-		case <-l.ready:
-		case <-l.done:
-		case <-t.C:
-		}
-	}
+	s.awaitListener()
 	return ch, unsubscribe
+}
+
+// SubscribeCompletion returns a channel that receives a value soon after
+// job id becomes terminal, whichever process finished it: every
+// transaction that writes job_completed NOTIFYs the job's id on the done
+// channel (see spine.Store). Like Subscribe, the first call starts the
+// listener and waits until it listens, so a completion committed after
+// SubscribeCompletion returns is not missed; a listener that lost its
+// connection wakes every waiter once it is back.
+func (s *Store) SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func()) {
+	ch, unsubscribe := s.completions.Subscribe(id)
+	s.awaitListener()
+	return ch, unsubscribe
+}
+
+// awaitListener starts the listener and waits (a few seconds at most) for
+// its first LISTEN. Once it has listened this returns at once, also while
+// it reconnects: its reconnect wakes every subscriber.
+func (s *Store) awaitListener() {
+	l := s.startListener()
+	if l == nil {
+		return
+	}
+	select {
+	case <-l.ready:
+		return
+	default:
+	}
+	t := time.NewTimer(min(s.timeout, subscribeWait))
+	defer t.Stop()
+	select {
+	case <-l.ready:
+	case <-l.done:
+	case <-t.C:
+	}
 }
 
 // startListener starts the listener once; nil after Close.
@@ -50,22 +78,26 @@ func (s *Store) startListener() *listener {
 		return nil
 	}
 	if s.listener == nil {
-		s.listener = newListener(s.pool.Config().ConnConfig, s.channel, &s.wakeups, s.log, s.keepalive)
+		s.listener = newListener(s.pool.Config().ConnConfig, s, s.log, s.keepalive)
 	}
 	return s.listener
 }
 
 // listener holds one dedicated connection (outside the pool, so claims
-// never wait behind it) that LISTENs on the store's channel and feeds each
-// notification's tag to the Wakeups. It reconnects with backoff when the
-// connection is lost, and then wakes every subscriber: notifications sent
-// while it was away are lost, and workers must look for themselves.
+// never wait behind it) that LISTENs on the store's two channels: it feeds
+// each enqueue notification's tag to the Wakeups and each completion
+// notification's job ids to the Completions. It reconnects with backoff
+// when the connection is lost, and then wakes every subscriber of both:
+// notifications sent while it was away are lost, so workers and waiters
+// must look for themselves.
 type listener struct {
-	cfg       *pgx.ConnConfig
-	channel   string
-	wakeups   *spine.Wakeups
-	log       *slog.Logger
-	keepalive time.Duration
+	cfg         *pgx.ConnConfig
+	channel     string
+	doneChannel string
+	wakeups     *spine.Wakeups
+	completions *spine.Completions
+	log         *slog.Logger
+	keepalive   time.Duration
 
 	cancel    context.CancelFunc
 	done      chan struct{} // closed when run returns
@@ -75,10 +107,11 @@ type listener struct {
 	pings     atomic.Int64  // keepalive pings sent, for tests
 }
 
-func newListener(cfg *pgx.ConnConfig, channel string, w *spine.Wakeups, log *slog.Logger, keepalive time.Duration) *listener {
+func newListener(cfg *pgx.ConnConfig, s *Store, log *slog.Logger, keepalive time.Duration) *listener {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &listener{
-		cfg: cfg, channel: channel, wakeups: w, log: log, keepalive: keepalive,
+		cfg: cfg, channel: s.channel, doneChannel: s.doneChannel,
+		wakeups: &s.wakeups, completions: &s.completions, log: log, keepalive: keepalive,
 		cancel: cancel, done: make(chan struct{}), ready: make(chan struct{}),
 	}
 	go l.run(ctx)
@@ -104,6 +137,7 @@ func (l *listener) run(ctx context.Context) {
 				// Subscribers were not covered while we were away.
 				l.log.Info("job wake-up listener reconnected", "channel", l.channel)
 				l.wakeups.NotifyAll()
+				l.completions.NotifyAll()
 			}
 			delay = listenMinBackoff
 			err = l.receive(ctx, conn)
@@ -123,7 +157,8 @@ func (l *listener) run(ctx context.Context) {
 	}
 }
 
-// listen opens the dedicated connection and LISTENs on the channel.
+// listen opens the dedicated connection and LISTENs on both channels (one
+// round trip: without arguments Exec sends both statements at once).
 func (l *listener) listen(ctx context.Context) (*pgx.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, listenConnectTimeout)
 	defer cancel()
@@ -131,7 +166,8 @@ func (l *listener) listen(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{l.channel}.Sanitize()); err != nil {
+	stmt := "LISTEN " + pgx.Identifier{l.channel}.Sanitize() + "; LISTEN " + pgx.Identifier{l.doneChannel}.Sanitize()
+	if _, err := conn.Exec(ctx, stmt); err != nil {
 		closeQuietly(conn)
 		return nil, fmt.Errorf("listen: %w", err)
 	}
@@ -149,6 +185,8 @@ func (l *listener) receive(ctx context.Context, conn *pgx.Conn) error {
 		timedOut := wait.Err() != nil
 		cancel()
 		switch {
+		case err == nil && n.Channel == l.doneChannel:
+			l.completions.Notify(parseDone(n.Payload)...)
 		case err == nil:
 			l.wakeups.Notify(n.Payload)
 		case ctx.Err() != nil:

@@ -46,7 +46,7 @@ func (s *Store) Reap(ctx context.Context, p spine.ReapParams) (spine.ReapResult,
 		if res.Requeued, err = s.reapRequeue(ctx, tx, p, jobs); err != nil {
 			return err
 		}
-		res.Failed, res.Canceled, err = reapFinish(ctx, tx, p, jobs)
+		res.Failed, res.Canceled, err = s.reapFinish(ctx, tx, p, jobs)
 		return err
 	})
 	if err != nil {
@@ -104,7 +104,7 @@ func (s *Store) reapRequeue(ctx context.Context, tx pgx.Tx, p spine.ReapParams, 
 
 // reapFinish finishes the cancel-marked jobs as canceled and the jobs past
 // the restart limit as failure.
-func reapFinish(ctx context.Context, tx pgx.Tx, p spine.ReapParams, jobs []stale) (failed, canceled []uuid.UUID, err error) {
+func (s *Store) reapFinish(ctx context.Context, tx pgx.Tx, p spine.ReapParams, jobs []stale) (failed, canceled []uuid.UUID, err error) {
 	var ids, tokens []uuid.UUID
 	var errs []string
 	for _, j := range jobs {
@@ -131,6 +131,7 @@ func reapFinish(ctx context.Context, tx pgx.Tx, p spine.ReapParams, jobs []stale
 		"now":               timeArg(p.Now),
 		"zombie_timeout_ms": p.ZombieTimeout.Milliseconds(),
 		"restart_limit":     p.RestartLimit,
+		"done_channel":      s.doneChannel,
 	})
 	if err != nil {
 		return nil, nil, translate(err)

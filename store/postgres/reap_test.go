@@ -65,7 +65,7 @@ func TestReapWritesRecheckTheGuard(t *testing.T) {
 			t.Errorf("requeued %v from stale reads, want none", requeued)
 		}
 		p.RestartLimit = 0 // now every read would be past the limit: finish them
-		failed, canceled, err := reapFinish(ctx, tx, p, reads)
+		failed, canceled, err := s.reapFinish(ctx, tx, p, reads)
 		if err != nil {
 			return err
 		}

@@ -42,6 +42,7 @@ func (s *Store) Requeue(ctx context.Context, workspace string, id uuid.UUID, act
 		var gone uuid.UUID
 		if err := tx.QueryRow(ctx, qCancelWaiting, pgx.StrictNamedArgs{
 			"job_id": id, "by": actor, "reason": "requeued as job " + req.ID.String(), "now": nil,
+			"done_channel": s.doneChannel,
 		}).Scan(&gone); err != nil {
 			return fmt.Errorf("cancel the waiting job: %w", translate(err))
 		}

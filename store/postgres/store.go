@@ -21,9 +21,14 @@ import (
 // (river#1059).
 const DefaultQueryTimeout = 30 * time.Second
 
-// baseChannel is the LISTEN/NOTIFY channel of enqueue wake-ups; the payload
-// is the job's tag.
-const baseChannel = "windforce_job"
+// Notification channels (each suffixed with the schema, see channelName).
+// On baseChannel the payload is a tag whose workers have work (enqueue
+// wake-ups); on baseDoneChannel it is a comma-separated list of job ids
+// that became terminal (completion wake-ups for waiters).
+const (
+	baseChannel     = "windforce_job"
+	baseDoneChannel = "windforce_done"
+)
 
 // Options tunes a Store. The zero value serves production defaults.
 type Options struct {
@@ -47,10 +52,15 @@ type Store struct {
 	log     *slog.Logger
 	timeout time.Duration
 	channel string
+	// doneChannel carries completion wake-ups (see baseDoneChannel).
+	doneChannel string
 
 	// keepalive is the listener's quiet spell before a ping (tests shorten it).
 	keepalive time.Duration
 	wakeups   spine.Wakeups
+	// completions is fed by the listener from doneChannel: jobs finished
+	// by any process on this database.
+	completions spine.Completions
 
 	mu       sync.Mutex
 	listener *listener // started by the first Subscribe
@@ -89,7 +99,9 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool:    pool,
 		log:     opts.Logger,
 		timeout: opts.QueryTimeout,
-		channel: channelName(opts.Schema),
+		channel: channelName(baseChannel, opts.Schema),
+
+		doneChannel: channelName(baseDoneChannel, opts.Schema),
 
 		keepalive: listenKeepalive,
 	}
@@ -130,10 +142,10 @@ func (s *Store) prepareSchema(ctx context.Context, schema string) error {
 	return nil
 }
 
-// channelName is the notification channel for schema. Channel names are
-// identifiers, so they are cut to Postgres's 63-byte limit.
-func channelName(schema string) string {
-	ch := baseChannel
+// channelName is the notification channel base for schema. Channel names
+// are identifiers, so they are cut to Postgres's 63-byte limit.
+func channelName(base, schema string) string {
+	ch := base
 	if schema != "" {
 		ch += "_" + schema
 	}

@@ -115,6 +115,7 @@ func (w *writeTx) cancelWaiting(ctx context.Context, p spine.CancelParams, now t
 	); err != nil {
 		return fmt.Errorf("record cancel: %w", translate(err))
 	}
+	w.finished(p.JobID)
 	return nil
 }
 

@@ -20,8 +20,10 @@
 // busy_timeout); the busy_timeout only matters for another process on the
 // same file, such as `windforce migrate`.
 //
-// Wake-ups are in-process (spine.Wakeups): a transaction collects the tags
-// it made claimable and notifies each once, after a successful commit.
+// Wake-ups are in-process (spine.Wakeups, spine.Completions): a
+// transaction collects the tags it made claimable and the jobs it
+// finished, and after a successful commit wakes each tag's workers once
+// and each job's waiters.
 //
 // Because there is one writer connection, code running inside WithTx must
 // use only the *sql.Tx it is given (and EnqueueTx); calling another Store

@@ -200,6 +200,7 @@ func (w *writeTx) finish(ctx context.Context, f finishing) (spine.Status, error)
 	if err := w.deleteRuntime(ctx, f.lease); err != nil {
 		return "", err
 	}
+	w.finished(f.lease.JobID)
 	return status, nil
 }
 

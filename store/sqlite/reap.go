@@ -137,6 +137,7 @@ func (w *writeTx) reapFinish(ctx context.Context, g reapGuard, stale []spine.Lea
 	ended := map[uuid.UUID]bool{}
 	for _, e := range ends {
 		ended[e.id] = true
+		w.finished(e.id)
 		if e.status == spine.StatusCanceled {
 			res.Canceled = append(res.Canceled, e.id)
 		} else {

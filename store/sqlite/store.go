@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/windforce/windforce/spine"
 
 	// The pure-Go SQLite driver, registered as "sqlite".
@@ -41,6 +43,9 @@ type Store struct {
 	reader  *sql.DB
 	log     *slog.Logger
 	wakeups spine.Wakeups
+	// completions wakes the waiters of jobs this process finished; one
+	// process owns a SQLite file, so no other writer can finish a job.
+	completions spine.Completions
 
 	// stmts holds the prepared statements once the schema is current (nil
 	// before: queries are then prepared per transaction).
@@ -160,6 +165,12 @@ func (s *Store) DB() *sql.DB { return s.writer }
 // work claimable on one of tags (all tags when empty).
 func (s *Store) Subscribe(tags []string) (<-chan struct{}, func()) {
 	return s.wakeups.Subscribe(tags)
+}
+
+// SubscribeCompletion returns a channel that receives a value after a
+// commit wrote job id's job_completed row (see spine.Store).
+func (s *Store) SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func()) {
+	return s.completions.Subscribe(id)
 }
 
 // Close closes the prepared statements and both pools. It is idempotent.

@@ -4,15 +4,19 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/google/uuid"
 )
 
-// writeTx is one transaction on the writer connection: its statements and
-// the tags whose workers it must wake once it has committed.
+// writeTx is one transaction on the writer connection: its statements, the
+// tags whose workers it must wake and the jobs whose waiters it must wake
+// once it has committed.
 type writeTx struct {
 	s     *Store
 	tx    *sql.Tx
 	stmts map[query]*sql.Stmt
 	tags  map[string]struct{}
+	done  []uuid.UUID
 }
 
 func (s *Store) newWriteTx(tx *sql.Tx) *writeTx {
@@ -22,13 +26,22 @@ func (s *Store) newWriteTx(tx *sql.Tx) *writeTx {
 // wake queues a wake-up for tag, sent after commit; one per distinct tag.
 func (w *writeTx) wake(tag string) { w.tags[tag] = struct{}{} }
 
+// finished queues a completion wake-up for job id, sent after commit: the
+// transaction wrote its job_completed row.
+func (w *writeTx) finished(id uuid.UUID) { w.done = append(w.done, id) }
+
 // notify sends the queued wake-ups. Call it only after a successful commit:
-// a worker woken earlier would find nothing to claim.
+// a worker woken earlier would find nothing to claim, and a waiter woken
+// earlier would still read the job as live.
 func (w *writeTx) notify() {
 	for tag := range w.tags {
 		w.s.wakeups.Notify(tag)
 	}
 	clear(w.tags)
+	if len(w.done) > 0 {
+		w.s.completions.Notify(w.done...)
+		w.done = w.done[:0]
+	}
 }
 
 // stmt binds q to this transaction: the statement prepared on the writer

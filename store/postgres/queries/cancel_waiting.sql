@@ -1,6 +1,7 @@
 -- CancelWaiting finishes a waiting job as canceled at once (invariant 6):
 -- it never started, so started_at, worker and duration stay NULL. Audited
--- in the same statement.
+-- in the same statement. The job's waiters are woken on @done_channel
+-- (payload: the job id), delivered on commit.
 WITH gone AS (
     DELETE FROM job_queue
     WHERE job_id = @job_id AND NOT running
@@ -20,4 +21,6 @@ WITH gone AS (
     SELECT g.job_id, g.workspace, 'cancel', @by::text, @reason::text, clock.now
     FROM gone g, clock
 )
+-- pg_notify returns void, which casts to '': the filter keeps every row.
 SELECT job_id FROM recorded
+WHERE pg_notify(@done_channel::text, job_id::text)::text = ''

@@ -4,6 +4,9 @@
 -- job_completed row is built from the deleted row, and the runtime row goes.
 -- A job that carries the cancel mark finishes canceled whatever @status says
 -- (invariant 6). Fail and Release use it too for their terminal cases.
+-- With @notify the job's waiters are woken on @done_channel (payload: the
+-- job id), delivered on commit; FailBatch, which runs it many times in one
+-- transaction, sends one coalesced notification of its own instead.
 WITH finished AS (
     DELETE FROM job_queue
     WHERE job_id = @job_id AND claim_token = @claim_token AND running
@@ -19,8 +22,10 @@ WITH finished AS (
            greatest(0, floor(extract(epoch FROM clock.now - f.started_at) * 1000))::bigint,
            f.worker, f.attempt, f.restarts, f.canceled_by, f.canceled_reason
     FROM finished f, clock
-    RETURNING status
+    RETURNING job_id, status
 ), runtime_gone AS (
     DELETE FROM job_runtime r USING finished f WHERE r.job_id = f.job_id
 )
+-- pg_notify returns void, which casts to '': the filter keeps every row.
 SELECT status FROM recorded
+WHERE (CASE WHEN @notify::boolean THEN pg_notify(@done_channel::text, job_id::text)::text ELSE '' END) = ''

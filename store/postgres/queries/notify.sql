@@ -1,3 +1,5 @@
--- Notify wakes the workers of each distinct tag once, inside the caller's
--- transaction so the wake-up is delivered only on commit.
-SELECT pg_notify(@channel::text, tag) FROM unnest(@tags::text[]) AS tag
+-- Notify sends each of @payloads once on @channel, inside the caller's
+-- transaction so it is delivered only on commit: the distinct tags of an
+-- enqueue batch (worker wake-ups), or the job ids of a transaction's
+-- completions in chunks (see donePayloads).
+SELECT pg_notify(@channel::text, payload) FROM unnest(@payloads::text[]) AS payload

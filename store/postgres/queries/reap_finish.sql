@@ -1,7 +1,9 @@
 -- ReapFinish finishes dead workers' jobs that must not run again: a
 -- cancel-marked job completes canceled (started_at kept), a job past the
 -- restart limit completes as failure with @errors' reason (invariant 4).
--- Like reap_requeue.sql, the DELETE repeats the whole guard.
+-- Like reap_requeue.sql, the DELETE repeats the whole guard. notified
+-- wakes the finished jobs' waiters on @done_channel as complete_batch.sql
+-- does: one notification per 200 job ids, delivered on commit.
 WITH stale AS (
     SELECT * FROM unnest(@job_ids::uuid[], @claim_tokens::uuid[], @errors::text[])
         AS s(job_id, claim_token, error)
@@ -31,5 +33,12 @@ WITH stale AS (
     RETURNING job_id, status
 ), runtime_gone AS (
     DELETE FROM job_runtime r USING finished f WHERE r.job_id = f.job_id
+), notified AS (
+    SELECT count(pg_notify(@done_channel::text, ids)) AS n
+    FROM (
+        SELECT string_agg(job_id::text, ',') AS ids
+        FROM (SELECT job_id, (row_number() OVER () - 1) / 200 AS chunk FROM recorded) AS numbered
+        GROUP BY chunk
+    ) AS chunks
 )
-SELECT job_id, status FROM recorded
+SELECT job_id, status FROM recorded, notified

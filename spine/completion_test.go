@@ -1,0 +1,51 @@
+package spine_test
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// Completions wakes the waiters of the jobs it is told about (each once,
+// however often told), all of them on NotifyAll, and none after they
+// unsubscribed.
+func TestCompletions(t *testing.T) {
+	t.Parallel()
+	var c spine.Completions
+	a, b := uuid.New(), uuid.New()
+	chA1, stopA1 := c.Subscribe(a)
+	chA2, stopA2 := c.Subscribe(a)
+	chB, stopB := c.Subscribe(b)
+	defer stopB()
+	pending := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+
+	c.Notify(a, a, uuid.New())
+	if !pending(chA1) || !pending(chA2) || pending(chB) {
+		t.Fatal("Notify(a) did not wake exactly a's waiters")
+	}
+	if pending(chA1) {
+		t.Fatal("two notifications left two wake-ups in a one-slot channel")
+	}
+	stopA1()
+	stopA1()
+	if n := c.Waiting(); n != 2 {
+		t.Fatalf("%d waiting after one unsubscribed, want 2", n)
+	}
+	c.NotifyAll()
+	if pending(chA1) || !pending(chA2) || !pending(chB) {
+		t.Fatal("NotifyAll did not wake exactly the subscribed waiters")
+	}
+	stopA2()
+	if n := c.Waiting(); n != 1 {
+		t.Fatalf("%d waiting, want 1", n)
+	}
+}

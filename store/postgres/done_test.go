@@ -1,0 +1,112 @@
+package postgres
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/windforce/windforce/internal/testdb"
+	"github.com/windforce/windforce/spine"
+)
+
+// A waiter on one server is woken by a completion another process (a
+// worker with its own store on the same database) commits.
+func TestCompletionWakesWaitersOfAnotherStore(t *testing.T) {
+	t.Parallel()
+	url, schema := testdb.PostgresSchema(t)
+	open := func() *Store {
+		s, err := Open(context.Background(), url, Options{Schema: schema, MaxConns: 4})
+		if err != nil {
+			t.Fatalf("open: %v", err)
+		}
+		t.Cleanup(s.Close)
+		return s
+	}
+	server, worker := open(), open()
+	if err := server.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := enqueue(t, server, job("default"))
+	ch, stop := server.SubscribeCompletion(res.ID)
+	defer stop()
+	c := claimOne(t, worker, "default", claimNow())
+	if _, err := worker.Complete(context.Background(), spine.CompleteParams{Lease: lease(c), Result: []byte(`1`)}); err != nil {
+		t.Fatal(err)
+	}
+	waitWake(t, ch, "on the server after the worker's store completed the job")
+	if j := getJob(t, server, res); j.Status != spine.StatusSuccess {
+		t.Fatalf("status after the wake-up %s, want success", j.Status)
+	}
+}
+
+// A retry and a cancel mark leave the job live: its waiters are not woken.
+func TestRetryAndCancelMarkDoNotWakeWaiters(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	res := enqueue(t, s, job("default")) // two attempts
+	ch, stop := s.SubscribeCompletion(res.ID)
+	defer stop()
+	c := claimOne(t, s, "default", claimNow())
+	out, err := s.Fail(ctx, spine.FailParams{Lease: lease(c), Error: spine.JobError{Message: "first"}})
+	if err != nil || !out.Retried {
+		t.Fatalf("Fail with an attempt left: %+v %v, want a retry", out, err)
+	}
+	noWake(t, s, ch, "for a retried job")
+
+	c = claimOne(t, s, "default", out.ScheduledFor)
+	if _, err := s.Cancel(ctx, spine.CancelParams{Workspace: "ws", JobID: res.ID, By: "op"}); err != nil {
+		t.Fatal(err)
+	}
+	noWake(t, s, ch, "for a cancel mark on a running job")
+	if _, err := s.Complete(ctx, spine.CompleteParams{Lease: lease(c), Result: []byte(`1`)}); err != nil {
+		t.Fatal(err)
+	}
+	waitWake(t, ch, "after the marked job completed canceled")
+}
+
+// A listener that lost its connection wakes every completion waiter once
+// it is back: it may have missed their jobs' notifications.
+func TestListenerReconnectWakesCompletionWaiters(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	res := enqueue(t, s, job("default"))
+	ch, stop := s.SubscribeCompletion(res.ID)
+	defer stop()
+	if _, err := s.pool.Exec(context.Background(), "SELECT pg_terminate_backend($1)", int32(s.listener.pid.Load())); err != nil {
+		t.Fatal(err)
+	}
+	waitWake(t, ch, "after the listener reconnected")
+}
+
+// Completion payloads stay under Postgres's 8,000-byte limit and read back
+// as the ids they carry.
+func TestDonePayloads(t *testing.T) {
+	t.Parallel()
+	ids := make([]uuid.UUID, 2*doneChunk+50)
+	for i := range ids {
+		ids[i] = uuid.New()
+	}
+	payloads := donePayloads(ids)
+	if len(payloads) != 3 {
+		t.Fatalf("%d ids in %d payloads, want 3", len(ids), len(payloads))
+	}
+	var back []uuid.UUID
+	for _, p := range payloads {
+		if len(p) >= 8000 {
+			t.Fatalf("payload of %d bytes, over the limit", len(p))
+		}
+		back = append(back, parseDone(p)...)
+	}
+	if !slices.Equal(back, ids) {
+		t.Fatal("payloads do not read back as the ids they were built from")
+	}
+	if got := donePayloads(nil); len(got) != 0 {
+		t.Fatalf("no ids: %d payloads, want none", len(got))
+	}
+	if got := parseDone("not-an-id," + ids[0].String()); !slices.Equal(got, ids[:1]) {
+		t.Fatalf("a malformed id was not skipped: %v", got)
+	}
+}
