@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sync"
 	"text/tabwriter"
 	"time"
 )
@@ -32,7 +33,7 @@ type E2EConfig struct {
 	SkipUnavailablePostgres bool
 	// Jobs is how many jobs (and bare spawns) each concurrency level runs;
 	// the concurrency-1 level's round trips are also the latency samples.
-	// Default 200.
+	// Default 100.
 	Jobs int
 	// Concurrency are the levels measured: that many requests (and bare
 	// spawns) in flight at once. 1 is always included. Default 1, 2, 8.
@@ -50,7 +51,7 @@ func (c *E2EConfig) defaults() {
 		c.Databases = []string{"sqlite", "postgres"}
 	}
 	if c.Jobs <= 0 {
-		c.Jobs = 200
+		c.Jobs = 100
 	}
 	if len(c.Concurrency) == 0 {
 		c.Concurrency = []int{1, 2, 8}
@@ -98,9 +99,48 @@ type E2EResult struct {
 	WaitP99Ratio float64 `json:"wait_p99_ratio"`
 	// OverheadP50 is WaitP50 minus BareStartP50: what windforce adds to a
 	// job (goal: at most 10 ms).
-	OverheadP50 float64         `json:"overhead_p50_ms"`
-	Samples     int             `json:"samples"`
-	Throughput  []E2EThroughput `json:"throughput"`
+	OverheadP50 float64 `json:"overhead_p50_ms"`
+	Samples     int     `json:"samples"`
+	// Breakdown splits the same round trips by the job's own timestamps.
+	Breakdown  E2EBreakdown    `json:"breakdown"`
+	Throughput []E2EThroughput `json:"throughput"`
+}
+
+// E2EBreakdown is where a `?wait` round trip's time goes, as p50s over the
+// concurrency-1 jobs (each part's p50 on its own, so they need not add up
+// to the round trip's), from the timestamps the server recorded.
+type E2EBreakdown struct {
+	// QueuedP50 is created_at to started_at: enqueue to claim.
+	QueuedP50 float64 `json:"queued_p50_ms"`
+	// RunP50 is started_at to completed_at: the worker starting the job's
+	// process, bun running it, and the result read and completed.
+	RunP50 float64 `json:"run_p50_ms"`
+	// RestP50 is the round trip minus created_at to completed_at: HTTP,
+	// the enqueue transaction, and the wait being answered after the
+	// completion.
+	RestP50 float64 `json:"rest_p50_ms"`
+}
+
+// trip is one measured `?wait` request.
+type trip struct {
+	id   string
+	took time.Duration
+}
+
+// breakdown reads each trip's job back (after the measurement, so the
+// reads do not disturb it) and splits the round trips.
+func breakdown(ctx context.Context, api *apiClient, trips []trip) (E2EBreakdown, error) {
+	var queued, run, rest []time.Duration
+	for _, tr := range trips {
+		created, started, completed, err := api.jobTimes(ctx, tr.id)
+		if err != nil {
+			return E2EBreakdown{}, err
+		}
+		queued = append(queued, started.Sub(created))
+		run = append(run, completed.Sub(started))
+		rest = append(rest, tr.took-completed.Sub(created))
+	}
+	return E2EBreakdown{QueuedP50: percentile(queued, 50), RunP50: percentile(run, 50), RestP50: percentile(rest, 50)}, nil
 }
 
 // E2EThroughput is one concurrency level: Jobs jobs with that many
@@ -201,7 +241,7 @@ func e2eDatabase(ctx context.Context, cfg E2EConfig, db string, bare *bareBun, d
 		return fmt.Errorf("e2e %s: %s: %w", db, what, err)
 	}
 	for range cfg.Warmup {
-		if _, err := s.api.greetWait(ctx); err != nil {
+		if _, _, err := s.api.greetWait(ctx); err != nil {
 			return res, fail("warm-up job", err)
 		}
 		if _, err := bare.once(ctx); err != nil {
@@ -213,7 +253,17 @@ func e2eDatabase(ctx context.Context, cfg E2EConfig, db string, bare *bareBun, d
 		if err != nil {
 			return res, fail(fmt.Sprintf("bare bun at concurrency %d", c), err)
 		}
-		took, lat, err := runConcurrently(ctx, cfg.Jobs, c, s.api.greetWait)
+		var (
+			mu    sync.Mutex
+			trips []trip
+		)
+		took, lat, err := runConcurrently(ctx, cfg.Jobs, c, func(ctx context.Context) (time.Duration, error) {
+			d, id, err := s.api.greetWait(ctx)
+			mu.Lock()
+			trips = append(trips, trip{id: id, took: d})
+			mu.Unlock()
+			return d, err
+		})
 		if err != nil {
 			return res, fail(fmt.Sprintf("jobs at concurrency %d", c), err)
 		}
@@ -228,6 +278,9 @@ func e2eDatabase(ctx context.Context, cfg E2EConfig, db string, bare *bareBun, d
 			res.WaitP50Ratio, res.WaitP99Ratio = ratio(res.WaitP50, res.BareStartP50), ratio(res.WaitP99, res.BareStartP99)
 			res.OverheadP50 = round3(res.WaitP50 - res.BareStartP50)
 			res.Samples = len(lat)
+			if res.Breakdown, err = breakdown(ctx, s.api, trips); err != nil {
+				return res, fail("read the jobs' timestamps", err)
+			}
 		}
 	}
 	return res, nil
@@ -269,6 +322,8 @@ func WriteE2ETable(w io.Writer, rep E2EReport) error {
 			return fmt.Errorf("e2e table: %w", err)
 		}
 		fmt.Fprintf(w, "per-job overhead p50: %.2f ms (goal <= 10 ms); throughput ratio is time over bare bun's time (goal <= 1.3x)\n", r.OverheadP50)
+		fmt.Fprintf(w, "round trip p50s by the job's timestamps: queued %.2f ms, run %.2f ms, rest (HTTP, enqueue, wait answered) %.2f ms\n",
+			r.Breakdown.QueuedP50, r.Breakdown.RunP50, r.Breakdown.RestP50)
 	}
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(w, "\n%s: skipped: %s\n", s.Database, s.Reason)

@@ -230,24 +230,46 @@ func (a *apiClient) call(ctx context.Context, want int, method, path, body strin
 	return data, nil
 }
 
-// greetWait runs hello/greet through `?wait` and returns the round trip:
-// from sending the request to the job's successful outcome read back.
-func (a *apiClient) greetWait(ctx context.Context) (time.Duration, error) {
+// greetWait runs hello/greet through `?wait` and returns the round trip
+// (from sending the request to the job's successful outcome read back)
+// and the job's id.
+func (a *apiClient) greetWait(ctx context.Context) (time.Duration, string, error) {
 	began := time.Now()
 	data, err := a.call(ctx, http.StatusOK, "POST", "/jobs/run/hello/greet?wait=60s", `{"name":"bench"}`)
 	took := time.Since(began)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	var out struct {
+		ID     string          `json:"id"`
 		Status string          `json:"status"`
 		Error  json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
-		return 0, fmt.Errorf("run hello/greet: decode %s: %w", data, err)
+		return 0, "", fmt.Errorf("run hello/greet: decode %s: %w", data, err)
 	}
 	if out.Status != "success" {
-		return 0, fmt.Errorf("run hello/greet: job ended %s: %s", out.Status, out.Error)
+		return 0, "", fmt.Errorf("run hello/greet: job %s ended %s: %s", out.ID, out.Status, out.Error)
 	}
-	return took, nil
+	return took, out.ID, nil
+}
+
+// jobTimes reads a finished job's timestamps as the server recorded them.
+func (a *apiClient) jobTimes(ctx context.Context, id string) (created, started, completed time.Time, err error) {
+	data, err := a.call(ctx, http.StatusOK, "GET", "/jobs/"+id, "")
+	if err != nil {
+		return created, started, completed, err
+	}
+	var j struct {
+		CreatedAt   time.Time  `json:"created_at"`
+		StartedAt   *time.Time `json:"started_at"`
+		CompletedAt *time.Time `json:"completed_at"`
+	}
+	if err := json.Unmarshal(data, &j); err != nil {
+		return created, started, completed, fmt.Errorf("job %s: decode %s: %w", id, data, err)
+	}
+	if j.StartedAt == nil || j.CompletedAt == nil {
+		return created, started, completed, fmt.Errorf("job %s: no started_at or completed_at: %s", id, data)
+	}
+	return j.CreatedAt, *j.StartedAt, *j.CompletedAt, nil
 }

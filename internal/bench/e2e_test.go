@@ -85,7 +85,7 @@ func TestE2E(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, want := range []string{db, "?wait round trip p50", "?wait round trip p99", "concurrency 1 (jobs/s)",
-				"concurrency 2 (jobs/s)", "per-job overhead p50"} {
+				"concurrency 2 (jobs/s)", "per-job overhead p50", "queued", "run"} {
 				if !strings.Contains(table.String(), want) {
 					t.Errorf("table lacks %q:\n%s", want, table.String())
 				}
@@ -94,7 +94,7 @@ func TestE2E(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, key := range []string{"bare_start_p50_ms", "wait_p99_ms", "wait_p50_ratio", "overhead_p50_ms", "time_ratio", "bare_jobs_per_sec"} {
+			for _, key := range []string{"bare_start_p50_ms", "wait_p99_ms", "wait_p50_ratio", "overhead_p50_ms", "time_ratio", "bare_jobs_per_sec", "run_p50_ms"} {
 				if !bytes.Contains(line, []byte(`"`+key+`"`)) {
 					t.Errorf("JSON lacks %s: %s", key, line)
 				}
@@ -120,6 +120,9 @@ func checkE2EReport(t *testing.T, rep E2EReport, db string) {
 		if v <= 0 {
 			t.Errorf("%s = %v, want a positive figure (result %+v)", name, v, r)
 		}
+	}
+	if b := r.Breakdown; b.QueuedP50 < 0 || b.RunP50 <= 0 || b.RestP50 <= 0 {
+		t.Errorf("breakdown %+v has a missing figure", b)
 	}
 	if r.OverheadP50 != round3(r.WaitP50-r.BareStartP50) {
 		t.Errorf("overhead %v is not wait p50 %v minus bare p50 %v", r.OverheadP50, r.WaitP50, r.BareStartP50)

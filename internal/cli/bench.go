@@ -37,7 +37,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	failing := fs.Bool("failing", false, "every job fails (one attempt each): throughput of a failure storm")
 	e2e := fs.Bool("e2e", false, "end-to-end mode: trivial bun jobs through the HTTP API of fresh installations (dev on SQLite, server+worker on a fresh Postgres database) against bare bun")
-	e2eJobs := fs.Int("e2e-jobs", 200, "e2e mode: jobs (and bare bun spawns) per concurrency level; the concurrency-1 level's are the latency samples")
+	e2eJobs := fs.Int("e2e-jobs", 100, "e2e mode: jobs (and bare bun spawns) per concurrency level; the concurrency-1 level's are the latency samples")
 	e2eDB := fs.String("e2e-db", "both", "e2e mode: sqlite, postgres or both (both skips an unreachable Postgres, saying so)")
 	e2eConc := fs.String("e2e-concurrency", "1,2,8", "e2e mode: concurrency levels (requests and bare spawns in flight); the worker gets the highest")
 	e2eWarmup := fs.Int("e2e-warmup", 5, "e2e mode: uncounted jobs and bare spawns first")
