@@ -89,11 +89,18 @@ func (s *Server) runJob(w http.ResponseWriter, r *http.Request, c *caller) (any,
 	return s.wait(r, req.Workspace, res.ID, rq.wait)
 }
 
-// wait polls the job until it finishes or d passes (or the client goes).
+// wait answers once the job finishes, or when d passes (or the client
+// goes) with its status. It is woken by the job's completion: it
+// subscribes first and reads the job second, so a completion committed
+// in between is not missed, and reads again on each wake-up; a slow poll
+// every WaitPoll is the fallback for a lost one.
 func (s *Server) wait(r *http.Request, ws string, id uuid.UUID, d time.Duration) (any, error) {
+	done, stop := s.cfg.Store.SubscribeCompletion(id)
+	defer stop()
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
-	interval := 20 * time.Millisecond
+	poll := time.NewTicker(s.cfg.WaitPoll)
+	defer poll.Stop()
 	for {
 		j, err := s.cfg.Store.GetJob(r.Context(), ws, id)
 		if err != nil {
@@ -102,17 +109,14 @@ func (s *Server) wait(r *http.Request, ws string, id uuid.UUID, d time.Duration)
 		if j.Status.Terminal() {
 			return outcome(j), nil
 		}
-		tick := time.NewTimer(interval)
 		select {
 		case <-r.Context().Done(): // client gone or server shutting down
-			tick.Stop()
 			return &reply{status: http.StatusAccepted, body: outcome(j)}, nil
 		case <-deadline.C:
-			tick.Stop()
 			return &reply{status: http.StatusAccepted, body: outcome(j)}, nil
-		case <-tick.C:
+		case <-done:
+		case <-poll.C:
 		}
-		interval = min(interval*2, 500*time.Millisecond)
 	}
 }
 

@@ -14,13 +14,13 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// How GET …/logs?follow=1 paces itself.
+// How GET …/logs?follow=1 paces itself (Config.FollowPoll sets how often
+// a live job's logs are read).
 const (
-	// followPoll is how often a live job's logs and status are read at
-	// first and after new output; a quiet job is read less and less often,
-	// down to followPollMax.
-	followPoll    = 200 * time.Millisecond
-	followPollMax = 2 * time.Second
+	// followPollGrowth is how much slower a quiet job's logs are read
+	// at most: every FollowPoll after output, stretching by half each
+	// quiet read, down to every followPollGrowth × FollowPoll.
+	followPollGrowth = 10
 	// followWriteTimeout bounds each write: a client that stops reading
 	// while keeping its connection open cannot hold the handler forever.
 	followWriteTimeout = 30 * time.Second
@@ -43,11 +43,13 @@ func followRequested(r *http.Request) bool { return flag(r.URL.Query().Get("foll
 
 // followLogs streams job j's logs as server-sent events: each chunk is
 // "id: <seq>", "event: log" and one "data:" line per line of the chunk.
-// Last-Event-ID resumes after that seq. While the job is live the store is
-// polled every followPoll, with a keepalive comment after followKeepalive
-// of silence; once it has finished, the remaining chunks are sent, then
-// "event: end" with {"status"}, and the stream closes. The client going
-// away ends the handler through the request's context.
+// Last-Event-ID resumes after that seq. While the job is live its logs are
+// read every FollowPoll (less often while it is quiet), with a keepalive
+// comment after followKeepalive of silence; its completion wakes the
+// stream at once (Store's SubscribeCompletion). Once it has finished, the
+// remaining chunks are sent, then "event: end" with {"status"}, and the
+// stream closes. The client going away ends the handler through the
+// request's context.
 func (s *Server) followLogs(w http.ResponseWriter, r *http.Request, j spine.Job) (any, error) {
 	after, err := lastEventID(r)
 	if err != nil {
@@ -76,60 +78,94 @@ func (s *Server) followLogs(w http.ResponseWriter, r *http.Request, j spine.Job)
 }
 
 // streamLogs sends chunks after seq until the job has finished and its
-// last chunk is sent, ctx ends, or recheck refuses the caller.
+// last chunk is sent, ctx ends, or recheck refuses the caller. It
+// subscribes to the job's completion before its first read, so an end
+// committed meanwhile wakes it; the log poll is the fallback.
 func (s *Server) streamLogs(ctx context.Context, st *sseStream, j spine.Job, after int64, recheck func() error) error {
-	wait := time.NewTimer(followPoll)
-	defer wait.Stop()
-	interval := followPoll
-	lastSent, lastCheck := time.Now(), time.Now()
+	done, stop := s.cfg.Store.SubscribeCompletion(j.ID)
+	defer stop()
+	poll := time.NewTimer(s.cfg.FollowPoll)
+	defer poll.Stop()
+	idle := time.NewTimer(followKeepalive)
+	defer idle.Stop()
+	check := time.NewTicker(followRecheck)
+	defer check.Stop()
+	interval := s.cfg.FollowPoll
 	for {
 		// A stream lasts as long as the job, so a server-wide write
 		// timeout must not cut it; each write gets its own instead.
 		// Servers without deadlines answer ErrNotSupported.
 		_ = st.rc.SetWriteDeadline(time.Now().Add(followWriteTimeout))
-		if time.Since(lastCheck) >= followRecheck {
-			if err := recheck(); err != nil {
-				return fmt.Errorf("caller no longer allowed: %w", err)
-			}
-			lastCheck = time.Now()
+		sent, finished, err := s.sendNewLogs(ctx, st, j, &after)
+		if err != nil || finished {
+			return err
 		}
-		// Status first, logs second: completion writes the last logs in the
-		// same transaction as the status, so after a finished status the
-		// logs read next are complete.
-		cur, err := s.cfg.Store.GetJob(ctx, j.Workspace, j.ID)
-		if err != nil {
-			return fmt.Errorf("read job: %w", err)
-		}
-		chunks, err := s.cfg.Store.Logs(ctx, j.ID, after)
-		if err != nil {
-			return fmt.Errorf("read logs: %w", err)
-		}
-		for _, c := range chunks {
-			st.logEvent(c)
-			after = c.Seq
-		}
-		if cur.Status.Terminal() {
-			end, _ := json.Marshal(map[string]string{"status": string(cur.Status)})
-			st.event("end", "", string(end))
-			return st.flush()
-		}
-		if len(chunks) > 0 {
-			lastSent, interval = time.Now(), followPoll
+		if sent {
+			interval = s.cfg.FollowPoll
+			idle.Reset(followKeepalive)
 		} else {
-			interval = min(interval*3/2, followPollMax)
-			if time.Since(lastSent) >= followKeepalive {
-				st.comment("keepalive")
-				lastSent = time.Now()
-			}
+			interval = min(interval*3/2, followPollGrowth*s.cfg.FollowPoll)
 		}
 		if err := st.flush(); err != nil {
 			return err
 		}
-		wait.Reset(interval)
+		poll.Reset(interval)
+		if err := awaitFollow(ctx, st, done, poll, idle, check, recheck); err != nil {
+			return err
+		}
+	}
+}
+
+// sendNewLogs reads the job's status, then its chunks after *after, and
+// sends them; once the status is terminal it sends the end event too and
+// flushes. Status first, logs second: completion writes the last logs in
+// the same transaction as the status, so after a finished status the logs
+// read next are complete.
+func (s *Server) sendNewLogs(ctx context.Context, st *sseStream, j spine.Job, after *int64) (sent, finished bool, err error) {
+	cur, err := s.cfg.Store.GetJob(ctx, j.Workspace, j.ID)
+	if err != nil {
+		return false, false, fmt.Errorf("read job: %w", err)
+	}
+	chunks, err := s.cfg.Store.Logs(ctx, j.ID, *after)
+	if err != nil {
+		return false, false, fmt.Errorf("read logs: %w", err)
+	}
+	for _, c := range chunks {
+		st.logEvent(c)
+		*after = c.Seq
+	}
+	if cur.Status.Terminal() {
+		end, _ := json.Marshal(map[string]string{"status": string(cur.Status)})
+		st.event("end", "", string(end))
+		return len(chunks) > 0, true, st.flush()
+	}
+	return len(chunks) > 0, false, nil
+}
+
+// awaitFollow waits until the stream should read again: the job's
+// completion wake-up or the log poll. Meanwhile it re-checks the caller
+// every followRecheck and sends a keepalive comment after followKeepalive
+// of silence.
+func awaitFollow(ctx context.Context, st *sseStream, done <-chan struct{}, poll, idle *time.Timer, check *time.Ticker, recheck func() error) error {
+	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-wait.C:
+		case <-done:
+			return nil
+		case <-poll.C:
+			return nil
+		case <-check.C:
+			if err := recheck(); err != nil {
+				return fmt.Errorf("caller no longer allowed: %w", err)
+			}
+		case <-idle.C:
+			_ = st.rc.SetWriteDeadline(time.Now().Add(followWriteTimeout))
+			st.comment("keepalive")
+			if err := st.flush(); err != nil {
+				return err
+			}
+			idle.Reset(followKeepalive)
 		}
 	}
 }

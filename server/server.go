@@ -32,6 +32,8 @@ type Store interface {
 const (
 	DefaultMaxInputBytes = 1 << 20
 	DefaultMaxWait       = 5 * time.Minute
+	DefaultWaitPoll      = time.Second
+	DefaultFollowPoll    = 200 * time.Millisecond
 )
 
 // Config is what a Server is built from.
@@ -48,6 +50,17 @@ type Config struct {
 	MaxInputBytes int64
 	// MaxWait bounds ?wait= on run.
 	MaxWait time.Duration
+	// WaitPoll is how often ?wait re-reads a job it has not been woken
+	// for. Waits are woken by the job's completion (Store's
+	// SubscribeCompletion); this slow poll is only the fallback for a
+	// wake-up that got lost. Zero means DefaultWaitPoll.
+	WaitPoll time.Duration
+	// FollowPoll is how often logs ?follow=1 reads a live job's new
+	// output, at first and after output; a quiet job is read less and
+	// less often, down to every 10 × FollowPoll, which is also the
+	// fallback for the job's end (the stream is woken by the completion
+	// itself). Zero means DefaultFollowPoll.
+	FollowPoll time.Duration
 	// Now is the clock for token expiry and webhook timestamps; nil means
 	// time.Now.
 	Now    func() time.Time
@@ -78,6 +91,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = DefaultMaxWait
+	}
+	if cfg.WaitPoll <= 0 {
+		cfg.WaitPoll = DefaultWaitPoll
+	}
+	if cfg.FollowPoll <= 0 {
+		cfg.FollowPoll = DefaultFollowPoll
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
 	if s.log == nil {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/windforce/windforce/internal/gittest"
 	"github.com/windforce/windforce/internal/testdb"
@@ -48,6 +49,10 @@ type Options struct {
 	// NoSource leaves examples/hello committed in Repo but not added as a
 	// source, for callers that add and sync it their own way.
 	NoSource bool
+	// WaitPoll and FollowPoll are the server's fallback polls (0: the
+	// server's defaults); a test makes them huge to prove that waits and
+	// log streams are woken by the completion itself.
+	WaitPoll, FollowPoll time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -135,7 +140,7 @@ func New(t testing.TB, s server.Store, c objectcache.Cache, opts Options) *Env {
 	log := slog.New(slog.DiscardHandler)
 	e := &Env{DB: s, Cache: c, Syncer: &source.Syncer{Catalog: s, Cache: c, Logger: log}, Options: opts}
 	cfg := server.Config{Store: s, Syncer: e.Syncer, Secret: opts.Secret, AdminToken: opts.AdminToken,
-		MaxInputBytes: opts.MaxInputBytes, Logger: log}
+		MaxInputBytes: opts.MaxInputBytes, Logger: log, WaitPoll: opts.WaitPoll, FollowPoll: opts.FollowPoll}
 	if opts.Console != nil {
 		con, err := opts.Console(s, e.Syncer)
 		if err != nil {
