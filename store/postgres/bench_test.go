@@ -7,6 +7,7 @@ import (
 
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/spine/storetest"
 )
 
 // The benchmarks measure the hot path one caller at a time, so they show
@@ -81,4 +82,11 @@ func newBenchStore(b *testing.B) *Store {
 		b.Fatal(err)
 	}
 	return s
+}
+
+// BenchmarkCompletionWake is the time from a completion's commit to a
+// waiter (?wait) woken through LISTEN/NOTIFY and holding the finished job
+// (see storetest.BenchCompletionWake for the figures it reports).
+func BenchmarkCompletionWake(b *testing.B) {
+	storetest.BenchCompletionWake(b, newBenchStore(b))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/spine/storetest"
 )
 
 // benchStore opens a migrated store for a benchmark.
@@ -74,4 +75,11 @@ func BenchmarkClaimComplete(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(done), "ns/job")
+}
+
+// BenchmarkCompletionWake is the time from a completion's commit to a
+// waiter (?wait) woken in process and holding the finished job (see
+// storetest.BenchCompletionWake for the figures it reports).
+func BenchmarkCompletionWake(b *testing.B) {
+	storetest.BenchCompletionWake(b, benchStore(b))
 }
