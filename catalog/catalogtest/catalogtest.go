@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("PassThrough", func(t *testing.T) { testPassThrough(t, newStore) })
 	t.Run("ApplySyncAtomic", func(t *testing.T) { testApplyAtomic(t, newStore) })
 	t.Run("PinDuringSync", func(t *testing.T) { testPinDuringSync(t, newStore) })
+	t.Run("Limits", func(t *testing.T) { testLimits(t, newStore) })
 }
 
 const (
@@ -62,16 +63,19 @@ var (
 	schemaB = json.RawMessage(`{"type":"object","required":["name","lang"],"properties":{"name":{"type":"string"},"lang":{"type":"string"}}}`)
 	outA    = json.RawMessage(`{"type":"object"}`)
 	retry3  = &spine.RetryPolicy{MaxAttempts: 3, Backoff: 2 * time.Second, Factor: 4}
+	// appLimits are hello's limits; greet overrides cpu at A, memory at B.
+	appLimits = spine.Limits{Memory: 512 << 20, Pids: 256}
 )
 
 // appAt is the hello app at commit A (or B with the changes a redeploy
-// makes: schema, timeout and tag).
+// makes: schema, timeout, tag and limits).
 func appAt(commit string) catalog.App {
 	app := catalog.App{
 		Key: "hello", Entrypoint: "src/main.ts", Runtime: "bun", Timeout: time.Minute, Tag: "default",
-		Retry: spine.DefaultRetry,
+		Retry: spine.DefaultRetry, Limits: appLimits,
 		Actions: []catalog.Action{
-			{Key: "greet", InputSchema: schemaA, OutputSchema: outA, Timeout: 10 * time.Second, Retry: retry3},
+			{Key: "greet", InputSchema: schemaA, OutputSchema: outA, Timeout: 10 * time.Second, Retry: retry3,
+				Limits: spine.Limits{CPU: 0.5}},
 			{Key: "sleep"},
 		},
 	}
@@ -79,6 +83,7 @@ func appAt(commit string) catalog.App {
 		app.Actions[0].InputSchema = schemaB
 		app.Actions[0].Timeout = 20 * time.Second
 		app.Actions[0].Tag = "gpu"
+		app.Actions[0].Limits = spine.Limits{Memory: 1 << 30}
 	}
 	return app
 }
@@ -162,7 +167,8 @@ func testApplySync(t *testing.T, newStore func(t *testing.T) Store) {
 	}
 	h := apps[0]
 	if h.Key != "hello" || h.SourceID != srcID || h.CommitSHA != commitA || h.Entrypoint != "src/main.ts" ||
-		h.Runtime != "bun" || h.Timeout != time.Minute || h.Tag != "default" || h.Retry != spine.DefaultRetry || h.Workspace != ws {
+		h.Runtime != "bun" || h.Timeout != time.Minute || h.Tag != "default" || h.Retry != spine.DefaultRetry || h.Workspace != ws ||
+		h.Limits != appLimits {
 		t.Fatalf("app = %+v", h)
 	}
 	if len(h.Actions) != 2 || h.Actions[0].Key != "greet" || h.Actions[1].Key != "sleep" {
@@ -171,13 +177,13 @@ func testApplySync(t *testing.T, newStore func(t *testing.T) Store) {
 	g := h.Actions[0]
 	sameJSON(t, "input schema", g.InputSchema, schemaA)
 	sameJSON(t, "output schema", g.OutputSchema, outA)
-	if g.Timeout != 10*time.Second || g.Tag != "" || g.Retry == nil || *g.Retry != *retry3 {
+	if g.Timeout != 10*time.Second || g.Tag != "" || g.Retry == nil || *g.Retry != *retry3 || g.Limits != (spine.Limits{CPU: 0.5}) {
 		t.Fatalf("greet = %+v retry %v", g, g.Retry)
 	}
-	if sl := h.Actions[1]; sl.InputSchema != nil || sl.Timeout != 0 || sl.Tag != "" || sl.Retry != nil {
+	if sl := h.Actions[1]; sl.InputSchema != nil || sl.Timeout != 0 || sl.Tag != "" || sl.Retry != nil || sl.Limits != (spine.Limits{}) {
 		t.Fatalf("sleep has overrides: %+v", sl)
 	}
-	if o := apps[1]; o.Retry.Factor != 1 || o.Tag != "py" || o.Timeout != time.Hour {
+	if o := apps[1]; o.Retry.Factor != 1 || o.Tag != "py" || o.Timeout != time.Hour || o.Limits != (spine.Limits{}) {
 		t.Fatalf("other = %+v", o)
 	}
 
@@ -265,7 +271,8 @@ func testSelfPin(t *testing.T, newStore func(t *testing.T) Store) {
 	queued := enqueue(t, s, r)
 	wantA := spine.Pin{GitSourceID: srcID, CommitSHA: commitA, AppKey: "hello", ActionKey: "greet",
 		Entrypoint: "src/main.ts", Runtime: "bun", InputSchema: schemaA, OutputSchema: outA,
-		Timeout: 10 * time.Second, Tag: "default", Retry: *retry3}
+		Timeout: 10 * time.Second, Tag: "default", Retry: *retry3,
+		Limits: spine.Limits{Memory: 512 << 20, Pids: 256, CPU: 0.5}}
 	requirePin(t, "job at A", queued.Pin, wantA)
 
 	apply(t, s, commitB, appAt(commitB))
@@ -285,6 +292,7 @@ func testSelfPin(t *testing.T, newStore func(t *testing.T) Store) {
 	fresh := enqueue(t, s, request("greet", `{"name":"Ada","lang":"en"}`))
 	wantB := wantA
 	wantB.CommitSHA, wantB.InputSchema, wantB.Timeout, wantB.Tag = commitB, schemaB, 20*time.Second, "gpu"
+	wantB.Limits = spine.Limits{Memory: 1 << 30, Pids: 256}
 	requirePin(t, "job at B", fresh.Pin, wantB)
 }
 
@@ -295,8 +303,55 @@ func testInherit(t *testing.T, newStore func(t *testing.T) Store) {
 	apply(t, s, commitA, appAt(commitA))
 	j := enqueue(t, s, request("sleep", `{"seconds":1}`))
 	want := spine.Pin{GitSourceID: srcID, CommitSHA: commitA, AppKey: "hello", ActionKey: "sleep",
-		Entrypoint: "src/main.ts", Runtime: "bun", Timeout: time.Minute, Tag: "default", Retry: spine.DefaultRetry}
+		Entrypoint: "src/main.ts", Runtime: "bun", Timeout: time.Minute, Tag: "default", Retry: spine.DefaultRetry,
+		Limits: appLimits}
 	requirePin(t, "sleep", j.Pin, want)
+}
+
+// testLimits: enqueue pins the app's limits with the action's fields over
+// them, and the worker's claim gets exactly those; a field neither sets
+// stays unset (zero), for the worker's default.
+func testLimits(t *testing.T, newStore func(t *testing.T) Store) {
+	t.Parallel()
+	s := setup(t, newStore)
+	app := catalog.App{Key: "hello", Entrypoint: "src/main.ts", Runtime: "bun", Timeout: time.Minute, Tag: "default",
+		Retry: spine.DefaultRetry, Limits: spine.Limits{Pids: 32, CPU: 2},
+		Actions: []catalog.Action{
+			{Key: "all", Limits: spine.Limits{Memory: 64 << 20, Pids: 8, CPU: 0.25}},
+			{Key: "memory", Limits: spine.Limits{Memory: 2 << 30}},
+			{Key: "none"},
+		}}
+	bare := catalog.App{Key: "bare", Entrypoint: "src/main.ts", Runtime: "bun", Timeout: time.Minute, Tag: "default",
+		Retry: spine.DefaultRetry, Actions: []catalog.Action{{Key: "run"}}}
+	apply(t, s, commitA, app, bare)
+	want := map[uuid.UUID]spine.Limits{}
+	for action, l := range map[string]spine.Limits{
+		"all":    {Memory: 64 << 20, Pids: 8, CPU: 0.25},
+		"memory": {Memory: 2 << 30, Pids: 32, CPU: 2},
+		"none":   {Pids: 32, CPU: 2},
+	} {
+		j := enqueue(t, s, request(action, `{}`))
+		if j.Pin.Limits != l {
+			t.Errorf("GetJob of %s: limits %+v, want %+v", action, j.Pin.Limits, l)
+		}
+		want[j.ID] = l
+	}
+	r := request("run", `{}`)
+	r.App = "bare"
+	j := enqueue(t, s, r)
+	if j.Pin.Limits != (spine.Limits{}) {
+		t.Errorf("GetJob of bare/run: limits %+v, want none", j.Pin.Limits)
+	}
+	want[j.ID] = spine.Limits{}
+	claimed, err := s.Claim(t.Context(), spine.ClaimParams{Worker: "w", Tags: []string{"default"}, Limit: 10})
+	if err != nil || len(claimed) != len(want) {
+		t.Fatalf("claim: %d jobs, %v; want %d", len(claimed), err, len(want))
+	}
+	for _, c := range claimed {
+		if c.Pin.Limits != want[c.ID] {
+			t.Errorf("claimed %s/%s: limits %+v, want %+v", c.Pin.AppKey, c.Pin.ActionKey, c.Pin.Limits, want[c.ID])
+		}
+	}
 }
 
 // requireNoJob fails when a refused request left a job behind.

@@ -101,6 +101,7 @@ func requirePin(t *testing.T, what string, got, want spine.Pin) {
 		{"Timeout", got.Timeout, want.Timeout},
 		{"Tag", got.Tag, want.Tag},
 		{"Retry", got.Retry, want.Retry},
+		{"Limits", got.Limits, want.Limits},
 	} {
 		if f.got != f.want {
 			t.Fatalf("%s: pin %s = %v, want %v", what, f.name, f.got, f.want)

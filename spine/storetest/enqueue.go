@@ -56,6 +56,61 @@ func testEnqueue(t *testing.T, newStore newStoreFunc) {
 		}
 	})
 
+	t.Run("LimitsPinned", func(t *testing.T) {
+		// The limits a job pins at enqueue are what its worker gets at claim
+		// and what GetJob shows, through Enqueue and EnqueueBatch alike, with
+		// unset fields (zero) kept unset rather than becoming 0-byte limits.
+		t.Parallel()
+		b := setup(t, newStore)
+		cases := []spine.Limits{
+			{Memory: 512 << 20, Pids: 256, CPU: 1},
+			{Pids: 64},
+			{CPU: 0.25},
+			{Memory: 8 << 40},
+			{},
+		}
+		want := map[uuid.UUID]spine.Limits{}
+		var batch []spine.EnqueueParams
+		for i, l := range cases {
+			p := b.params(withID(uuid.Must(uuid.NewV7())), withPriority(len(cases)*2-i))
+			p.Pin.Limits = l
+			want[p.ID] = l
+			if _, err := b.store.Enqueue(b.ctx, p); err != nil {
+				t.Fatalf("Enqueue with limits %+v: %v", l, err)
+			}
+			p = b.params(withID(uuid.Must(uuid.NewV7())), withPriority(len(cases)-i))
+			p.Pin.Limits = l
+			want[p.ID] = l
+			batch = append(batch, p)
+		}
+		if _, err := b.store.EnqueueBatch(b.ctx, batch); err != nil {
+			t.Fatalf("EnqueueBatch: %v", err)
+		}
+		for id, l := range want {
+			if got := b.get(id).Pin.Limits; got != l {
+				t.Errorf("GetJob %s: limits %+v, want %+v", id, got, l)
+			}
+		}
+		claimed := b.claim(spine.ClaimParams{Limit: len(want)})
+		if len(claimed) != len(want) {
+			t.Fatalf("claimed %d jobs, want %d", len(claimed), len(want))
+		}
+		for _, c := range claimed {
+			if c.Pin.Limits != want[c.ID] {
+				t.Errorf("ClaimedJob %s: limits %+v, want %+v", c.ID, c.Pin.Limits, want[c.ID])
+			}
+		}
+		for id, l := range want {
+			if got := b.get(id).Pin.Limits; got != l {
+				t.Errorf("GetJob %s while running: limits %+v, want %+v", id, got, l)
+			}
+		}
+		// list checks that each listed job is its GetJob view, limits too.
+		if ids := b.list(spine.ListJobsParams{}); len(ids) != len(want) {
+			t.Fatalf("ListJobs: %d jobs, want %d", len(ids), len(want))
+		}
+	})
+
 	t.Run("Defaults", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t, newStore)

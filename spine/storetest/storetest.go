@@ -139,6 +139,7 @@ func fullPin() spine.Pin {
 		Timeout:      90500 * time.Millisecond,
 		Tag:          spine.DefaultTag,
 		Retry:        spine.RetryPolicy{MaxAttempts: 1, Backoff: 5 * time.Second, Factor: 5},
+		Limits:       spine.Limits{Memory: 768 << 20, Pids: 200, CPU: 1.5},
 	}
 }
 

@@ -82,11 +82,13 @@ func checkOwners(ctx context.Context, tx pgx.Tx, p catalog.SyncParams) error {
 }
 
 func appArgs(p catalog.SyncParams, app catalog.App) pgx.StrictNamedArgs {
+	memory, pids, cpu := limitArgs(app.Limits)
 	return pgx.StrictNamedArgs{
 		"workspace": p.Workspace, "app_key": app.Key, "source_id": p.SourceID, "commit_sha": p.Commit,
 		"entrypoint": app.Entrypoint, "runtime": app.Runtime, "timeout_ms": app.Timeout.Milliseconds(),
 		"tag": app.Tag, "max_attempts": app.Retry.MaxAttempts, "backoff_ms": app.Retry.Backoff.Milliseconds(),
-		"backoff_factor": app.Retry.Factor, "now": timeArg(p.Now),
+		"backoff_factor": app.Retry.Factor, "limit_memory": memory, "limit_pids": pids, "limit_cpu": cpu,
+		"now": timeArg(p.Now),
 	}
 }
 
@@ -96,6 +98,7 @@ func actionArgs(workspace, appKey string, a catalog.Action) pgx.StrictNamedArgs 
 		"input_schema": jsonArg(a.InputSchema), "output_schema": jsonArg(a.OutputSchema),
 		"timeout_ms": nil, "tag": nil, "max_attempts": nil, "backoff_ms": nil, "backoff_factor": nil,
 	}
+	args["limit_memory"], args["limit_pids"], args["limit_cpu"] = limitArgs(a.Limits)
 	if a.Timeout > 0 {
 		args["timeout_ms"] = a.Timeout.Milliseconds()
 	}
@@ -167,7 +170,8 @@ func (s *Store) readApps(ctx context.Context, workspace, appKey string) ([]catal
 		var a catalog.Action
 		var o overrides
 		if err := r.Scan(&appKey, &a.Key, &a.InputSchema, &a.OutputSchema,
-			&o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor); err != nil {
+			&o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor,
+			&o.limits.memory, &o.limits.pids, &o.limits.cpu); err != nil {
 			return struct{}{}, err
 		}
 		o.apply(&a)
@@ -179,17 +183,20 @@ func (s *Store) readApps(ctx context.Context, workspace, appKey string) ([]catal
 	return apps, err
 }
 
-// scanApp reads the 12 app columns of catalog_list_apps and catalog_resolve.
+// scanApp reads the 15 app columns of catalog_list_apps and catalog_resolve.
 func scanApp(r pgx.Row, more ...any) (catalog.App, error) {
 	var a catalog.App
 	var timeoutMS, backoffMS int64
+	var limits limitCols
 	dest := append([]any{&a.Workspace, &a.Key, &a.SourceID, &a.CommitSHA, &a.Entrypoint, &a.Runtime,
-		&timeoutMS, &a.Tag, &a.Retry.MaxAttempts, &backoffMS, &a.Retry.Factor, &a.UpdatedAt}, more...)
+		&timeoutMS, &a.Tag, &a.Retry.MaxAttempts, &backoffMS, &a.Retry.Factor,
+		&limits.memory, &limits.pids, &limits.cpu, &a.UpdatedAt}, more...)
 	if err := r.Scan(dest...); err != nil {
 		return a, err
 	}
 	a.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	a.Retry.Backoff = time.Duration(backoffMS) * time.Millisecond
+	a.Limits = limits.limits()
 	return a, nil
 }
 
@@ -199,6 +206,7 @@ type overrides struct {
 	tag                  *string
 	maxAttempts          *int
 	factor               *float64
+	limits               limitCols
 }
 
 func (o overrides) apply(a *catalog.Action) {
@@ -212,4 +220,5 @@ func (o overrides) apply(a *catalog.Action) {
 	if o.maxAttempts != nil && o.backoffMS != nil && o.factor != nil {
 		a.Retry = &spine.RetryPolicy{MaxAttempts: *o.maxAttempts, Backoff: time.Duration(*o.backoffMS) * time.Millisecond, Factor: *o.factor}
 	}
+	a.Limits = o.limits.limits()
 }

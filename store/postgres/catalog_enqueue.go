@@ -53,7 +53,8 @@ func resolveAction(ctx context.Context, tx pgx.Tx, r catalog.EnqueueRequest) (ca
 	var o overrides
 	app, err := scanApp(tx.QueryRow(ctx, qCatalogResolveAction, pgx.StrictNamedArgs{
 		"workspace": r.Workspace, "app_key": r.App, "action_key": r.Action,
-	}), &actionKey, &a.InputSchema, &a.OutputSchema, &o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor)
+	}), &actionKey, &a.InputSchema, &a.OutputSchema, &o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor,
+		&o.limits.memory, &o.limits.pids, &o.limits.cpu)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return app, a, fmt.Errorf("enqueue: %w", catalog.NotFound(r.Workspace, r.App, ""))
 	}

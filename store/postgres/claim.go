@@ -48,11 +48,13 @@ func scanClaimed(row pgx.CollectableRow) (spine.ClaimedJob, error) {
 		timeoutMS, backMS int64
 		maxAttempts       int
 		factor            float64
+		limits            limitCols
 	)
 	err := row.Scan(&j.ID, &j.Workspace, &trigger, &j.TriggerRef, &j.CreatedBy, &j.CreatedAt, &input,
 		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey, &j.Pin.Entrypoint, &j.Pin.Runtime,
 		&in, &out, &timeoutMS, &j.Pin.Tag,
 		&maxAttempts, &backMS, &factor,
+		&limits.memory, &limits.pids, &limits.cpu,
 		&j.Priority, &j.ClaimToken, &j.Attempt, &j.Restarts, &j.StartedAt, &j.Generation)
 	if err != nil {
 		return j, err
@@ -63,6 +65,7 @@ func scanClaimed(row pgx.CollectableRow) (spine.ClaimedJob, error) {
 	j.Pin.OutputSchema = compactJSON(out)
 	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	j.Pin.Retry = retryPolicy(maxAttempts, backMS, factor)
+	j.Pin.Limits = limits.limits()
 	return j, nil
 }
 

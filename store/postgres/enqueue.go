@@ -184,6 +184,7 @@ func insertArgs(p spine.EnqueueParams, channel string, notify bool) pgx.StrictNa
 	if p.CoalesceKey != "" {
 		coalesceKey = p.CoalesceKey
 	}
+	memory, pids, cpu := limitArgs(p.Pin.Limits)
 	return pgx.StrictNamedArgs{
 		"id":             p.ID,
 		"workspace":      p.Workspace,
@@ -208,6 +209,9 @@ func insertArgs(p spine.EnqueueParams, channel string, notify bool) pgx.StrictNa
 		"backoff_ms":     max(1, p.Pin.Retry.Backoff.Milliseconds()),
 		"backoff_factor": p.Pin.Retry.Factor,
 		"coalesce_key":   coalesceKey,
+		"limit_memory":   memory,
+		"limit_pids":     pids,
+		"limit_cpu":      cpu,
 		"notify":         notify,
 		"channel":        channel,
 	}

@@ -43,10 +43,12 @@ func scanJob(row pgx.CollectableRow) (spine.Job, error) {
 		maxAttempts                  int
 		factor                       float64
 		scheduled, started, finished *time.Time
+		limits                       limitCols
 	)
 	err := row.Scan(&j.ID, &j.Workspace, &trigger, &j.TriggerRef, &j.CreatedBy, &j.CreatedAt, &input,
 		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey, &j.Pin.Entrypoint, &j.Pin.Runtime,
 		&in, &out, &timeoutMS, &j.Pin.Tag, &maxAttempts, &backoffMS, &factor, &j.CoalesceKey,
+		&limits.memory, &limits.pids, &limits.cpu,
 		&status, &j.Priority, &scheduled, &started, &finished, &j.Worker,
 		&j.Attempt, &j.Restarts, &j.Generation, &j.Ping,
 		&result, &jobErr, &lastErr, &j.CanceledBy, &j.CanceledReason)
@@ -61,6 +63,7 @@ func scanJob(row pgx.CollectableRow) (spine.Job, error) {
 	j.Pin.InputSchema, j.Pin.OutputSchema = compactJSON(in), compactJSON(out)
 	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	j.Pin.Retry = retryPolicy(maxAttempts, backoffMS, factor)
+	j.Pin.Limits = limits.limits()
 	if scheduled != nil {
 		j.ScheduledFor = *scheduled
 	}

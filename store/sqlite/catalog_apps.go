@@ -81,14 +81,14 @@ func (w *writeTx) checkOwners(ctx context.Context, p catalog.SyncParams) error {
 }
 
 func (w *writeTx) insertApp(ctx context.Context, p catalog.SyncParams, app catalog.App, now int64) error {
-	if _, err := w.exec(ctx, qCatalogInsertApp,
+	if _, err := w.exec(ctx, qCatalogInsertApp, append([]any{
 		sql.Named("workspace", p.Workspace), sql.Named("app_key", app.Key),
 		sql.Named("source_id", p.SourceID), sql.Named("commit_sha", p.Commit),
 		sql.Named("entrypoint", app.Entrypoint), sql.Named("runtime", app.Runtime),
 		sql.Named("timeout_ms", durationMS(app.Timeout)), sql.Named("tag", app.Tag),
 		sql.Named("max_attempts", app.Retry.MaxAttempts), sql.Named("backoff_ms", durationMS(app.Retry.Backoff)),
 		sql.Named("backoff_factor", app.Retry.Factor), sql.Named("now", now),
-	); err != nil {
+	}, limitArgs(app.Limits)...)...); err != nil {
 		return fmt.Errorf("insert app %s: %w", app.Key, translate(err))
 	}
 	for _, a := range app.Actions {
@@ -99,12 +99,12 @@ func (w *writeTx) insertApp(ctx context.Context, p catalog.SyncParams, app catal
 		if r := a.Retry; r != nil {
 			maxAttempts, backoff, factor = r.MaxAttempts, durationMS(r.Backoff), r.Factor
 		}
-		if _, err := w.exec(ctx, qCatalogInsertAction,
+		if _, err := w.exec(ctx, qCatalogInsertAction, append([]any{
 			sql.Named("workspace", p.Workspace), sql.Named("app_key", app.Key), sql.Named("action_key", a.Key),
 			sql.Named("input_schema", jsonArg(a.InputSchema)), sql.Named("output_schema", jsonArg(a.OutputSchema)),
 			sql.Named("timeout_ms", timeout), sql.Named("tag", textArg(a.Tag)),
 			sql.Named("max_attempts", maxAttempts), sql.Named("backoff_ms", backoff), sql.Named("backoff_factor", factor),
-		); err != nil {
+		}, limitArgs(a.Limits)...)...); err != nil {
 			return fmt.Errorf("insert action %s/%s: %w", app.Key, a.Key, translate(err))
 		}
 	}
@@ -165,7 +165,8 @@ func (s *Store) readApps(ctx context.Context, workspace, appKey string) ([]catal
 		var a catalog.Action
 		var o overrides
 		if err := r.Scan(&appKey, &actionKey, &o.input, &o.output,
-			&o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor); err != nil {
+			&o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor,
+			&o.limits.memory, &o.limits.pids, &o.limits.cpu); err != nil {
 			return struct{}{}, err
 		}
 		a.Key = actionKey.String
@@ -178,18 +179,21 @@ func (s *Store) readApps(ctx context.Context, workspace, appKey string) ([]catal
 	return apps, err
 }
 
-// scanApp reads the 12 app columns of catalog_list_apps and catalog_resolve.
+// scanApp reads the 15 app columns of catalog_list_apps and catalog_resolve.
 func scanApp(r rowScanner, more ...any) (catalog.App, error) {
 	var a catalog.App
 	var timeoutMS, backoffMS, updatedAt int64
+	var limits limitCols
 	dest := append([]any{&a.Workspace, &a.Key, &a.SourceID, &a.CommitSHA, &a.Entrypoint, &a.Runtime,
-		&timeoutMS, &a.Tag, &a.Retry.MaxAttempts, &backoffMS, &a.Retry.Factor, &updatedAt}, more...)
+		&timeoutMS, &a.Tag, &a.Retry.MaxAttempts, &backoffMS, &a.Retry.Factor,
+		&limits.memory, &limits.pids, &limits.cpu, &updatedAt}, more...)
 	if err := r.Scan(dest...); err != nil {
 		return a, err
 	}
 	a.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	a.Retry.Backoff = time.Duration(backoffMS) * time.Millisecond
 	a.UpdatedAt = fromMicros(updatedAt)
+	a.Limits = limits.limits()
 	return a, nil
 }
 
@@ -200,6 +204,7 @@ type overrides struct {
 	tag                  sql.NullString
 	maxAttempts          sql.NullInt64
 	factor               sql.NullFloat64
+	limits               limitCols
 }
 
 func (o overrides) apply(a *catalog.Action) {
@@ -215,4 +220,5 @@ func (o overrides) apply(a *catalog.Action) {
 			Factor:      o.factor.Float64,
 		}
 	}
+	a.Limits = o.limits.limits()
 }

@@ -54,7 +54,8 @@ func (s *Store) resolveAction(ctx context.Context, tx *sql.Tx, r catalog.Enqueue
 	var actionKey sql.NullString
 	var o overrides
 	app, err := scanApp(row, &actionKey, &o.input, &o.output,
-		&o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor)
+		&o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor,
+		&o.limits.memory, &o.limits.pids, &o.limits.cpu)
 	if errNoRows(err) {
 		return app, catalog.Action{}, fmt.Errorf("enqueue: %w", catalog.NotFound(r.Workspace, r.App, ""))
 	}

@@ -143,10 +143,12 @@ func scanPinned(rows *sql.Rows) (spine.ClaimedJob, error) {
 	var createdAt, timeoutMS, backoffMS int64
 	var input string
 	var inSchema, outSchema sql.NullString
+	var limits limitCols
 	err := rows.Scan(&j.ID, &j.TriggerKind, &j.TriggerRef, &j.CreatedBy, &createdAt, &input,
 		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey,
 		&j.Pin.Entrypoint, &j.Pin.Runtime, &inSchema, &outSchema, &timeoutMS, &j.Pin.Tag,
-		&j.Pin.Retry.MaxAttempts, &backoffMS, &j.Pin.Retry.Factor)
+		&j.Pin.Retry.MaxAttempts, &backoffMS, &j.Pin.Retry.Factor,
+		&limits.memory, &limits.pids, &limits.cpu)
 	if err != nil {
 		return j, err
 	}
@@ -155,6 +157,7 @@ func scanPinned(rows *sql.Rows) (spine.ClaimedJob, error) {
 	j.Pin.InputSchema, j.Pin.OutputSchema = nullJSON(inSchema), nullJSON(outSchema)
 	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	j.Pin.Retry.Backoff = time.Duration(backoffMS) * time.Millisecond
+	j.Pin.Limits = limits.limits()
 	return j, nil
 }
 

@@ -144,3 +144,31 @@ func decodeNullError(n sql.NullString) (*spine.JobError, error) {
 	}
 	return spine.DecodeJobError([]byte(n.String))
 }
+
+// limitArgs passes limits to their three nullable columns (limit_memory,
+// limit_pids, limit_cpu): NULL for a field that is not set.
+func limitArgs(l spine.Limits) []any {
+	var memory, pids, cpu any
+	if l.Memory > 0 {
+		memory = l.Memory
+	}
+	if l.Pids > 0 {
+		pids = l.Pids
+	}
+	if l.CPU > 0 {
+		cpu = l.CPU
+	}
+	return []any{sql.Named("limit_memory", memory), sql.Named("limit_pids", pids), sql.Named("limit_cpu", cpu)}
+}
+
+// limitCols receives the three nullable limit columns; NULL reads back as
+// the zero "not set".
+type limitCols struct {
+	memory, pids sql.NullInt64
+	cpu          sql.NullFloat64
+}
+
+// limits is what was scanned.
+func (c limitCols) limits() spine.Limits {
+	return spine.Limits{Memory: c.memory.Int64, Pids: int(c.pids.Int64), CPU: c.cpu.Float64}
+}

@@ -133,7 +133,7 @@ func (w *writeTx) coalesce(ctx context.Context, p spine.EnqueueParams) (spine.En
 // insertJob inserts the job row with its pin and its waiting queue row.
 func (w *writeTx) insertJob(ctx context.Context, p spine.EnqueueParams) error {
 	pin := p.Pin
-	if _, err := w.exec(ctx, qEnqueueInsertJob,
+	args := append([]any{
 		sql.Named("id", p.ID),
 		sql.Named("workspace", p.Workspace),
 		sql.Named("trigger_kind", string(p.TriggerKind)),
@@ -156,7 +156,8 @@ func (w *writeTx) insertJob(ctx context.Context, p spine.EnqueueParams) error {
 		sql.Named("backoff_ms", durationMS(pin.Retry.Backoff)),
 		sql.Named("backoff_factor", pin.Retry.Factor),
 		sql.Named("coalesce_key", textArg(p.CoalesceKey)),
-	); err != nil {
+	}, limitArgs(pin.Limits)...)
+	if _, err := w.exec(ctx, qEnqueueInsertJob, args...); err != nil {
 		return fmt.Errorf("insert job %s: %w", p.ID, translate(err))
 	}
 	return w.insertQueue(ctx, queueRow{

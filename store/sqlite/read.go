@@ -41,11 +41,13 @@ func scanJob(rows *sql.Rows) (spine.Job, error) {
 		ping                               sql.NullInt64
 		result, errText, lastErr           sql.NullString
 		canceledBy, canceledWhy            sql.NullString
+		limits                             limitCols
 	)
 	err := rows.Scan(&j.ID, &j.Workspace, &j.TriggerKind, &j.TriggerRef, &j.CreatedBy, &createdAt, &input,
 		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey, &j.Pin.Entrypoint, &j.Pin.Runtime,
 		&inSchema, &outSchema, &timeoutMS, &j.Pin.Tag,
 		&j.Pin.Retry.MaxAttempts, &backoffMS, &j.Pin.Retry.Factor, &coalesceKey,
+		&limits.memory, &limits.pids, &limits.cpu,
 		&j.Priority, &status, &scheduledFor, &startedAt, &completed, &worker,
 		&attempt, &restarts, &generation, &ping,
 		&result, &errText, &lastErr, &canceledBy, &canceledWhy)
@@ -57,6 +59,7 @@ func scanJob(rows *sql.Rows) (spine.Job, error) {
 	j.Pin.InputSchema, j.Pin.OutputSchema = nullJSON(inSchema), nullJSON(outSchema)
 	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	j.Pin.Retry.Backoff = time.Duration(backoffMS) * time.Millisecond
+	j.Pin.Limits = limits.limits()
 	j.CoalesceKey = coalesceKey.String
 	j.Status = spine.Status(status.String)
 	j.ScheduledFor = timeOrZero(scheduledFor)

@@ -53,6 +53,7 @@ SELECT c.job_id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.cre
        j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,
        j.input_schema, j.output_schema, j.timeout_ms, j.tag,
        j.max_attempts, j.backoff_ms, j.backoff_factor,
+       j.limit_memory, j.limit_pids, j.limit_cpu,
        c.priority, c.claim_token, c.attempt, c.restarts, c.started_at, c.generation
 FROM claimed c
 JOIN job j ON j.id = c.job_id

@@ -18,12 +18,14 @@ WITH queued AS (
     INSERT INTO job (id, workspace, trigger_kind, trigger_ref, created_by, created_at, input,
                      git_source_id, commit_sha, app_key, action_key, entrypoint, runtime,
                      input_schema, output_schema, timeout_ms, tag, priority,
-                     max_attempts, backoff_ms, backoff_factor, coalesce_key)
+                     max_attempts, backoff_ms, backoff_factor, coalesce_key,
+                     limit_memory, limit_pids, limit_cpu)
     SELECT queued.job_id, @workspace::text, @trigger_kind::text, @trigger_ref::text, @created_by::text,
            coalesce(@now::timestamptz, now()), @input::jsonb,
            @git_source_id::text, @commit_sha::text, @app_key::text, @action_key::text, @entrypoint::text, @runtime::text,
            @input_schema::jsonb, @output_schema::jsonb, @timeout_ms::bigint, queued.tag, @priority::integer,
-           @max_attempts::integer, @backoff_ms::bigint, @backoff_factor::double precision, @coalesce_key::text
+           @max_attempts::integer, @backoff_ms::bigint, @backoff_factor::double precision, @coalesce_key::text,
+           @limit_memory::bigint, @limit_pids::integer, @limit_cpu::double precision
     FROM queued
 )
 SELECT job_id, generation
