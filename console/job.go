@@ -230,16 +230,20 @@ type outcomeData struct {
 	URL      string
 }
 
-// outcomePolls polls, 300 ms apart (hx-trigger in action.html), is how
-// long the action page waits inline (about 5 s) before it only links to
-// the job.
-const outcomePolls = 16
+// outcomePolls requests, each held up to outcomeHold (live.go) and sent
+// again at once (hx-trigger in action.html), is how long the action page
+// waits inline (about 5 s) before it only links to the job.
+const outcomePolls = 5
 
 // jobOutcome answers the outcome block for ?poll=N: the result or error
-// once finished, else another poll until about 5 s have passed.
+// as soon as the job's completion wakes it, else, after outcomeHold,
+// another request until about 5 s have passed.
 func (c *Console) jobOutcome(q *req) error {
 	j, err := c.pathJob(q)
 	if err != nil {
+		return err
+	}
+	if j, err = c.awaitEnd(q, j, outcomeHold); err != nil {
 		return err
 	}
 	n, _ := strconv.Atoi(q.r.URL.Query().Get("poll"))
