@@ -126,7 +126,7 @@ func (c *commitCache) prepareOnce(ctx context.Context, key objectcache.Key, dir 
 	if _, err := walkMode(dir, true); err != nil {
 		return fmt.Errorf("prepare commit %s: %w", key, err)
 	}
-	if err := c.r.install(ctx, dir, rt); err != nil {
+	if err := c.r.install(ctx, key.Workspace, dir, rt); err != nil {
 		return err
 	}
 	size, err := walkMode(dir, false)
@@ -139,8 +139,9 @@ func (c *commitCache) prepareOnce(ctx context.Context, key objectcache.Key, dir 
 	return nil
 }
 
-// walkMode makes a tree writable by its owner (writable) or read-only for
-// everyone (keeping execute bits), and returns its size. Symbolic links
+// walkMode makes a tree writable by its owner (writable) or the
+// worker's and read-only for everyone (keeping execute bits), and
+// returns its size. Symbolic links
 // are skipped: chmod would follow them out of the tree.
 func walkMode(root string, writable bool) (int64, error) {
 	var size int64
@@ -148,6 +149,13 @@ func walkMode(root string, writable bool) (int64, error) {
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if !writable {
+			// An install ran as a job uid: the sealed copy belongs to the
+			// worker again, so no job can write it whatever its mode.
+			if err := os.Lchown(p, os.Geteuid(), os.Getegid()); err != nil {
+				return err
+			}
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			return nil

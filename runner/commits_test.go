@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,14 +22,33 @@ func countingBun(t *testing.T) (string, func() int) {
 	bun := requireBun(t)
 	dir := t.TempDir()
 	count := filepath.Join(dir, "installs")
-	script := fmt.Sprintf("#!/bin/sh\nif [ \"$1\" = install ]; then echo install >>%q; fi\nexec %q \"$@\"\n", count, bun)
+	script := fmt.Sprintf("#!/bin/sh\numask 000\nif [ \"$1\" = install ]; then echo install >>%q; fi\nexec %q \"$@\"\n", count, bun)
 	wrapper := filepath.Join(dir, "bun")
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// Installs run sandboxed: the count is kept in a directory every job
+	// may write (Config.Sandbox.Shared, set by withBun).
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	sharedDirs.Store(wrapper, dir)
 	return wrapper, func() int {
 		data, _ := os.ReadFile(count)
 		return strings.Count(string(data), "install")
+	}
+}
+
+// sharedDirs maps a counting wrapper to the directory its jobs must see.
+var sharedDirs sync.Map
+
+// withBun makes a runner use the counting wrapper and share its directory.
+func withBun(bun string) func(*Config) {
+	return func(c *Config) {
+		c.Runtimes = map[string]string{"bun": bun}
+		if d, ok := sharedDirs.Load(bun); ok {
+			c.Sandbox.Shared = []string{d.(string)}
+		}
 	}
 }
 
@@ -43,7 +63,7 @@ type depsResult struct {
 func TestDepsInstalledOncePerCommit(t *testing.T) {
 	t.Parallel()
 	bun, installs := countingBun(t)
-	h := setup(t, harnessOpts{concurrency: 8, cfg: func(c *Config) { c.Runtimes = map[string]string{"bun": bun} }})
+	h := setup(t, harnessOpts{concurrency: 8, cfg: withBun(bun)})
 	h.putFixture("deps", "c-deps", map[string]string{"version.txt": "v1"})
 	ids := make([]uuid.UUID, 8)
 	for i := range ids {
@@ -100,7 +120,7 @@ func TestPinnedCommitStaysPinned(t *testing.T) {
 func TestFailedInstallIsRetried(t *testing.T) {
 	t.Parallel()
 	bun, installs := countingBun(t)
-	h := setup(t, harnessOpts{cfg: func(c *Config) { c.Runtimes = map[string]string{"bun": bun} }})
+	h := setup(t, harnessOpts{cfg: withBun(bun)})
 	h.putFixture("deps", "c-bad", map[string]string{
 		"version.txt":  "bad",
 		"package.json": `{"name":"bad","version":"1.0.0","dependencies":{"nope":"file:./missing"}}`,

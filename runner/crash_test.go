@@ -13,6 +13,7 @@ import (
 
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/objectcache"
+	"github.com/windforce/windforce/runner/sandbox"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/postgres"
 )
@@ -49,7 +50,8 @@ func helperWorker() error {
 		return err
 	}
 	r, err := New(Config{Store: s, Cache: cache, Dir: filepath.Join(root, fmt.Sprintf("wf-%d", os.Getpid())),
-		Secret: []byte("x"), KillGrace: crashGrace, LogFlushInterval: 50 * time.Millisecond})
+		Secret: []byte("x"), KillGrace: crashGrace, LogFlushInterval: 50 * time.Millisecond,
+		Sandbox: sandbox.Config{Shared: []string{filepath.Join(root, "shared")}}})
 	if err != nil {
 		return err
 	}
@@ -88,14 +90,21 @@ func TestWorkerKilledMidJob(t *testing.T) {
 	}
 	t.Cleanup(func() { unsealAll(t, root) })
 	h.putFixture("crash", "c-crash", nil)
-	input, _ := json.Marshal(map[string]string{"flag": filepath.Join(root, "flag")})
+	// The flag outlives the first run in a directory every job may write.
+	if err := os.Mkdir(filepath.Join(root, "shared"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(root, "shared"), 0o777); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	input, _ := json.Marshal(map[string]string{"flag": filepath.Join(root, "shared", "flag")})
 	id := h.enqueue(job{commit: "c-crash", entry: "run.sh", runtime: "command", action: "run", input: string(input)})
-	marks := newTreeMarks(-1, id.String())
+	marks := newJobTree(id)
 	t.Cleanup(func() { marks.signal(syscall.SIGKILL) })
 
 	first := startHelper(t, url, schema, root)
 	h.waitLogs(id, "started", 30*time.Second)
-	waitMembers(t, marks, 3) // shim, sh, sleep
+	waitMembers(t, marks, 2) // sh, sleep (and bwrap's two when sandboxed)
 	if err := first.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -9,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -133,12 +136,13 @@ type job struct {
 	commit, entry, runtime, action, input string
 	outputSchema                          string
 	timeout                               time.Duration
+	limits                                spine.Limits
 }
 
 func (h *harness) enqueue(j job) uuid.UUID {
 	h.t.Helper()
 	pin := spine.Pin{GitSourceID: "src", CommitSHA: j.commit, AppKey: "app", ActionKey: j.action,
-		Entrypoint: j.entry, Runtime: j.runtime, Timeout: j.timeout, Tag: spine.DefaultTag}
+		Entrypoint: j.entry, Runtime: j.runtime, Timeout: j.timeout, Tag: spine.DefaultTag, Limits: j.limits}
 	if j.timeout == 0 {
 		pin.Timeout = time.Minute
 	}
@@ -198,4 +202,49 @@ func (h *harness) waitLogs(id uuid.UUID, want string, within time.Duration) {
 		}
 		time.Sleep(20 * time.Millisecond) // polling the store
 	}
+}
+
+// jobTree finds a job's processes from outside, by the WF_JOB_ID=<id>
+// entry every process of the job inherits (the test runs as root, which
+// reads every /proc/PID/environ).
+type jobTree struct{ marker []byte }
+
+func newJobTree(id uuid.UUID) jobTree {
+	return jobTree{marker: []byte("WF_JOB_ID=" + id.String() + "\x00")}
+}
+
+// members lists the live (not zombie) processes carrying the marker.
+func (m jobTree) members() []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if i := bytes.LastIndexByte(stat, ')'); i < 0 || len(stat) < i+3 || stat[i+2] == 'Z' || stat[i+2] == 'X' {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err == nil && (bytes.HasPrefix(env, m.marker) || bytes.Contains(env, append([]byte{0}, m.marker...))) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func (m jobTree) signal(sig syscall.Signal) {
+	for _, pid := range m.members() {
+		_ = syscall.Kill(pid, sig)
+	}
+}
+
+// procCmdline is a process's command line, for messages.
+func procCmdline(pid int) string {
+	data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return strconv.Itoa(pid) + ":" + strings.TrimSpace(strings.ReplaceAll(string(data), "\x00", " "))
 }

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
+	"sync"
+
+	"github.com/windforce/windforce/runner/sandbox"
 )
 
 // maxInstallOutput bounds the installer output kept for the job logs.
@@ -49,10 +50,12 @@ func installCommand(dir string, rt runtimeSpec) []string {
 	return []string{"bun", "install", "--frozen-lockfile"}
 }
 
-// install runs the commit's installer in the commit folder, with a clean
-// environment (no database URL or secret reaches install scripts) and a
-// HOME shared by installs so package caches are reused.
-func (r *Runner) install(ctx context.Context, dir string, rt runtimeSpec) error {
+// install runs the commit's installer in the commit folder inside the
+// job sandbox (package lifecycle scripts are untrusted code too), with a
+// clean environment (no database URL or secret reaches install scripts)
+// and a HOME per workspace, so package caches are reused within a
+// workspace but one workspace's install cannot poison another's cache.
+func (r *Runner) install(ctx context.Context, ws, dir string, rt runtimeSpec) error {
 	argv := installCommand(dir, rt)
 	if argv == nil {
 		return nil
@@ -61,22 +64,42 @@ func (r *Runner) install(ctx context.Context, dir string, rt runtimeSpec) error 
 	if err != nil {
 		return &InstallError{Command: joinArgs(argv), Err: err}
 	}
-	home := filepath.Join(r.cfg.commitsDir(), ".install-home")
+	home := filepath.Join(r.cfg.commitsDir(), ".install-home", ws)
 	if err := os.MkdirAll(filepath.Join(home, "tmp"), 0o700); err != nil {
 		return fmt.Errorf("install: %w", err)
 	}
-	out := &tailBuffer{max: maxInstallOutput}
-	cmd := exec.CommandContext(ctx, exe, argv[1:]...)
-	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, out, out
-	cmd.Env = append(neutralEnv(), "HOME="+home, "TMPDIR="+filepath.Join(home, "tmp"))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = r.cfg.KillGrace
+	out := &lockedTail{t: tailBuffer{max: maxInstallOutput}}
+	env := append(neutralEnv(), "HOME="+home, "TMPDIR="+filepath.Join(home, "tmp"))
+	spec := sandbox.Spec{Name: "install-" + filepath.Base(dir), Argv: append([]string{exe}, argv[1:]...), Env: env, Dir: dir,
+		ReadOnly: r.runtimeDirs(runtimeSpec{exe: exe}, exe), Writable: []string{dir, home}, Tmp: filepath.Join(home, "tmp"),
+		Limits: r.sandbox.Limits(sandbox.Limits{})}
 	r.log.Info("installing dependencies", "dir", dir, "command", joinArgs(argv))
-	if err := cmd.Run(); err != nil {
+	exit, err := r.runProcess(ctx, spec, out)
+	if err == nil && !exit.Success() {
+		err = errors.New(exit.String())
+	}
+	if err != nil {
 		return &InstallError{Command: joinArgs(argv), Output: out.String(), Err: err}
 	}
 	return nil
+}
+
+// lockedTail is a tailBuffer written by the output copy and read after.
+type lockedTail struct {
+	mu sync.Mutex
+	t  tailBuffer
+}
+
+func (l *lockedTail) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.t.Write(p)
+}
+
+func (l *lockedTail) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.t.String()
 }
 
 // neutralEnv is the part of the worker's environment a child may see.

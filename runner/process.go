@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
+	"github.com/windforce/windforce/runner/sandbox"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -27,14 +27,20 @@ func (r *Runner) run(ctx context.Context, job *spine.ClaimedJob, rt runtimeSpec,
 	if err != nil {
 		return nil, logs.Fail(err)
 	}
-	waitErr, err := r.runProcess(ctx, argv, jd, job.ID.String(), logs)
+	if !r.sandbox.Enabled() {
+		logs.System("sandbox off: this job runs as the worker's user and can read the worker's files and environment")
+	}
+	spec := sandbox.Spec{Name: filepath.Base(jd.root), Argv: argv, Env: jd.env, Dir: jd.commitDir,
+		ReadOnly: append([]string{jd.commitDir}, r.runtimeDirs(rt, argv[0])...), Writable: []string{jd.root}, Tmp: jd.tmp,
+		Limits: r.limits(job), Marker: "WF_JOB_ID=" + job.ID.String()}
+	exit, err := r.runProcess(ctx, spec, logs)
 	if err != nil {
 		return nil, logs.Fail(err)
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("job stopped: %w", context.Cause(ctx))
 	}
-	res, err := r.outcome(job, rt, jd, waitErr, logs.LastLine())
+	res, err := r.outcome(job, rt, jd, exit, logs.LastLine())
 	if err != nil {
 		var f *Failure
 		if errors.As(err, &f) && f.Stack != "" {
@@ -46,74 +52,54 @@ func (r *Runner) run(ctx context.Context, job *spine.ClaimedJob, rt runtimeSpec,
 	return res, err
 }
 
-// jobProcess is a started job: its shim, the marks of its tree, and the
-// goroutines that copy its output and wait for it.
-type jobProcess struct {
-	cmd    *exec.Cmd
-	marks  treeMarks
-	out    *os.File // read end of the output pipe
-	cg     string
-	copied chan struct{}
-	exited chan error
+// limits are the job's pinned limits under the worker's defaults and caps.
+func (r *Runner) limits(job *spine.ClaimedJob) sandbox.Limits {
+	l := job.Pin.Limits
+	return r.sandbox.Limits(sandbox.Limits{Memory: l.Memory, Pids: l.Pids, CPU: l.CPU})
 }
 
-// runProcess runs argv with the job's environment and returns the
-// process's exit error (nil for exit status 0). On ctx's end the whole
-// tree gets SIGTERM, the kill grace, then SIGKILL; after a normal exit,
-// whatever the job left running is stopped the same way.
-func (r *Runner) runProcess(ctx context.Context, argv []string, jd *jobDir, jobID string, logs *logSink) (waitErr, err error) {
-	p, err := r.start(argv, jd, jobID, logs)
-	if err != nil {
-		return nil, err
-	}
-	defer p.out.Close()
-	defer removeCgroup(p.cg)
-	select {
-	case waitErr = <-p.exited:
-		p.marks.kill(r.cfg.KillGrace) // leftovers of a finished job
-	case <-ctx.Done():
-		logs.System(fmt.Sprintf("stopping the job (%v): SIGTERM, then SIGKILL after %s", context.Cause(ctx), r.cfg.KillGrace))
-		p.marks.kill(r.cfg.KillGrace)
-		waitErr = <-p.exited
-	}
-	select {
-	case <-p.copied:
-	case <-time.After(pipeDrainWait):
-		p.out.Close() // an escaped process holds the pipe: stop reading
-		<-p.copied
-	}
-	return waitErr, nil
-}
-
-// start launches the shim with the job under it. One pipe serves stdout
-// and stderr, which keeps their relative order in the log; it is an
-// *os.File, so Wait does not copy output itself (WaitDelay still bounds
-// Wait should that change) and the copy is ended by runProcess.
-func (r *Runner) start(argv []string, jd *jobDir, jobID string, logs *logSink) (*jobProcess, error) {
+// runProcess runs spec with its output going to out and returns how it
+// ended. On ctx's end the whole tree gets SIGTERM, the kill grace, then
+// SIGKILL; after a normal exit, whatever the job left running is killed.
+// One pipe serves stdout and stderr, which keeps their relative order in
+// the log.
+func (r *Runner) runProcess(ctx context.Context, spec sandbox.Spec, out io.Writer) (sandbox.Exit, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("start job: %w", err)
+		return sandbox.Exit{}, fmt.Errorf("start job: %w", err)
 	}
-	cg, err := newJobCgroup(r.cgroups, filepath.Base(jd.root))
-	if err != nil {
-		r.log.Warn("job runs without its own cgroup", "job", jobID, "err", err)
-	}
-	argv, attr := r.isolate(argv, jd.commitDir, jobID)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = jd.commitDir, append(jd.env, shimEnv+"=1", cgroupEnv+"="+cg)
-	cmd.Stdout, cmd.Stderr, cmd.SysProcAttr = pw, pw, attr
-	cmd.WaitDelay = r.cfg.KillGrace
-	err = cmd.Start()
+	defer pr.Close()
+	spec.Stdout, spec.Stderr = pw, pw
+	p, err := r.sandbox.Start(spec)
 	pw.Close()
 	if err != nil {
-		pr.Close()
-		removeCgroup(cg)
-		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+		return sandbox.Exit{}, err
 	}
-	p := &jobProcess{cmd: cmd, marks: newTreeMarks(cmd.Process.Pid, jobID), out: pr, cg: cg,
-		copied: make(chan struct{}), exited: make(chan error, 1)}
-	p.marks.cgroup = cg
-	go func() { defer close(p.copied); _, _ = io.Copy(logs, pr) }()
-	go func() { p.exited <- cmd.Wait() }()
-	return p, nil
+	copied := make(chan struct{})
+	go func() { defer close(copied); _, _ = io.Copy(out, pr) }()
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+		if l, ok := out.(*logSink); ok {
+			l.System(fmt.Sprintf("stopping the job (%v): SIGTERM, then SIGKILL after %s", context.Cause(ctx), r.cfg.KillGrace))
+		}
+		p.Stop(r.cfg.KillGrace)
+	}
+	exit := p.Wait()
+	select {
+	case <-copied:
+	case <-time.After(pipeDrainWait):
+		pr.Close() // an escaped process holds the pipe: stop reading
+		<-copied
+	}
+	return exit, nil
+}
+
+// runtimeDirs are the directories a runtime executable needs shown (see
+// resolveRuntime); none for command, whose entrypoint is in the commit.
+func (r *Runner) runtimeDirs(rt runtimeSpec, exe string) []string {
+	if rt.exe == "" {
+		return nil
+	}
+	return resolveRuntime(exe).dirs
 }

@@ -2,9 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,7 +33,7 @@ func TestProcessTreeIsKilled(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			id := h.enqueue(job{commit: "c-tree", entry: "spawn.sh", runtime: "command", action: tc.action, timeout: tc.timeout})
-			marks := newTreeMarks(-1, id.String())
+			marks := newJobTree(id)
 			t.Cleanup(func() { marks.signal(syscall.SIGKILL) })
 			h.waitLogs(id, "started", 30*time.Second)
 			waitMembers(t, marks, 4)
@@ -72,7 +69,7 @@ func cancelJob(t *testing.T, h *harness, id uuid.UUID) {
 }
 
 // waitMembers polls until the tree has at least n live processes.
-func waitMembers(t *testing.T, m treeMarks, n int) {
+func waitMembers(t *testing.T, m jobTree, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for len(m.members()) < n {
@@ -85,7 +82,7 @@ func waitMembers(t *testing.T, m treeMarks, n int) {
 
 // assertTreeGone polls until no process of the tree is left, failing past
 // the deadline.
-func assertTreeGone(t *testing.T, m treeMarks, deadline time.Time) {
+func assertTreeGone(t *testing.T, m jobTree, deadline time.Time) {
 	t.Helper()
 	for {
 		left := m.members()
@@ -115,7 +112,7 @@ func TestShutdownReleasesRunningJob(t *testing.T) {
 	h := setup(t, harnessOpts{})
 	h.putFixture("tree", "c-tree", nil)
 	id := h.enqueue(job{commit: "c-tree", entry: "spawn.sh", runtime: "command", action: "run"})
-	marks := newTreeMarks(-1, id.String())
+	marks := newJobTree(id)
 	t.Cleanup(func() { marks.signal(syscall.SIGKILL) })
 	h.waitLogs(id, "started", 30*time.Second)
 	h.worker.Stop()
@@ -131,25 +128,6 @@ func TestShutdownReleasesRunningJob(t *testing.T) {
 	}
 }
 
-// TestJobGetsOwnCgroup: where cgroup v2 is writable, the job runs in a
-// cgroup of its own under the worker's windforce-<pid> cgroup.
-func TestJobGetsOwnCgroup(t *testing.T) {
-	t.Parallel()
-	h := setup(t, harnessOpts{})
-	if h.runner.cgroups == "" {
-		t.Skip("SKIPPING: cgroup v2 is not writable on this machine; jobs use the process group and marker only")
-	}
-	h.putFixture("apps/command", "c-cg", nil)
-	j := h.wait(h.enqueue(job{commit: "c-cg", entry: "run.sh", runtime: "command", action: "cgroup"}), 30*time.Second)
-	var res struct{ Cgroup string }
-	if err := json.Unmarshal(j.Result, &res); err != nil {
-		t.Fatalf("result %s: %v (%+v)", j.Result, err, j.Error)
-	}
-	if want := "/windforce-" + strconv.Itoa(os.Getpid()) + "/" + j.ID.String(); !strings.Contains(res.Cgroup, want) {
-		t.Fatalf("job cgroup %q, want one under %q", res.Cgroup, want)
-	}
-}
-
 // TestLeftoverChildDoesNotHangJob: a job that exits leaving a child that
 // holds its stdout completes at once, and the child is stopped.
 func TestLeftoverChildDoesNotHangJob(t *testing.T) {
@@ -158,7 +136,7 @@ func TestLeftoverChildDoesNotHangJob(t *testing.T) {
 	h.putFixture("tree", "c-leave", nil)
 	start := time.Now()
 	id := h.enqueue(job{commit: "c-leave", entry: "spawn.sh", runtime: "command", action: "leave"})
-	marks := newTreeMarks(-1, id.String())
+	marks := newJobTree(id)
 	t.Cleanup(func() { marks.signal(syscall.SIGKILL) })
 	j := h.wait(id, 20*time.Second)
 	if j.Status != spine.StatusSuccess {

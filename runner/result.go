@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"os/exec"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/runner/sandbox"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -35,14 +32,19 @@ func (f *Failure) JobError() spine.JobError {
 	return spine.JobError{Message: f.Message, Stack: f.Stack, Kind: f.Kind}
 }
 
-// outcome reads what the process left: the wrapper's error file, the exit
-// status, or the result file (checked for size, JSON and output schema).
-func (r *Runner) outcome(job *spine.ClaimedJob, rt runtimeSpec, jd *jobDir, waitErr error, lastLine string) (json.RawMessage, error) {
-	if f, ok := readErrorFile(jd.errFile); ok {
-		return nil, f
+// outcome reads what the process left: how it ended (out of memory
+// first), the wrapper's error file, or the result file (checked for
+// size, JSON and output schema). The files are read as readJobFile
+// allows, whatever the job made of them.
+func (r *Runner) outcome(job *spine.ClaimedJob, rt runtimeSpec, jd *jobDir, exit sandbox.Exit, lastLine string) (json.RawMessage, error) {
+	if exit.OOM {
+		return nil, &Failure{Message: exit.String(), Kind: "out_of_memory"}
 	}
-	if waitErr != nil {
-		f := exitFailure(waitErr)
+	if f, err := readErrorFile(jd.errFile); f != nil || err != nil {
+		return nil, errors.Join(f.orNil(), err)
+	}
+	if !exit.Success() {
+		f := &Failure{Message: exit.String(), Kind: "exit"}
 		if lastLine != "" {
 			f.Message += ": " + lastLine
 		}
@@ -58,55 +60,43 @@ func (r *Runner) outcome(job *spine.ClaimedJob, rt runtimeSpec, jd *jobDir, wait
 	return res, nil
 }
 
-// readErrorFile reads {"message","stack"} written by a wrapper.
-func readErrorFile(path string) (*Failure, bool) {
-	info, err := os.Stat(path)
-	if err != nil || info.Size() > maxErrorBytes {
-		return nil, false
+// orNil keeps a nil *Failure from becoming a non-nil error.
+func (f *Failure) orNil() error {
+	if f == nil {
+		return nil
 	}
-	data, err := os.ReadFile(path)
+	return f
+}
+
+// readErrorFile reads {"message","stack"} written by a wrapper; a file
+// that is not a regular one is the job's failure.
+func readErrorFile(path string) (*Failure, error) {
+	data, err := readJobFile(path, maxErrorBytes)
+	if errors.Is(err, errNoJobFile) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
 	var e struct{ Message, Stack string }
 	if json.Unmarshal(data, &e) != nil {
-		return nil, false
+		return nil, nil // not the wrapper's: the exit status tells
 	}
-	return &Failure{Message: e.Message, Stack: e.Stack, Kind: "error"}, true
+	return &Failure{Message: e.Message, Stack: e.Stack, Kind: "error"}, nil
 }
 
-// exitFailure describes a process that ended badly without a wrapper error.
-func exitFailure(waitErr error) *Failure {
-	var ee *exec.ExitError
-	if errors.As(waitErr, &ee) {
-		if ee.Exited() {
-			return &Failure{Message: fmt.Sprintf("process exited with status %d", ee.ExitCode()), Kind: "exit"}
-		}
-		return &Failure{Message: fmt.Sprintf("process ended: %s", ee.ProcessState), Kind: "exit"}
-	}
-	return &Failure{Message: "process failed: " + waitErr.Error(), Kind: "exit"}
-}
-
-// readResult reads the result file: at most MaxResultBytes (checked before
-// reading), valid JSON. A command that wrote nothing returns null.
+// readResult reads the result file: at most MaxResultBytes, valid JSON. A
+// command that wrote nothing returns null.
 func (r *Runner) readResult(path string, rt runtimeSpec) (json.RawMessage, error) {
-	info, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := readJobFile(path, r.cfg.MaxResultBytes)
+	if errors.Is(err, errNoJobFile) {
 		if rt.name == "command" {
 			return json.RawMessage("null"), nil
 		}
 		return nil, &Failure{Message: "the runtime wrote no result", Kind: "invalid_result"}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read result: %w", err)
-	}
-	if info.Size() > r.cfg.MaxResultBytes {
-		return nil, &Failure{Kind: "result_too_large", Message: fmt.Sprintf(
-			"result is %d bytes, over the limit of %d bytes (WINDFORCE_MAX_RESULT_BYTES)", info.Size(), r.cfg.MaxResultBytes)}
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read result: %w", err)
+		return nil, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 && rt.name == "command" {
 		return json.RawMessage("null"), nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/windforce/windforce/objectcache"
+	"github.com/windforce/windforce/runner/sandbox"
 	"github.com/windforce/windforce/runner/wftoken"
 	"github.com/windforce/windforce/spine"
 )
@@ -53,7 +54,10 @@ type Config struct {
 	// LogFlushInterval is how often buffered output is appended to
 	// job_logs; default 200ms.
 	LogFlushInterval time.Duration
-	Logger           *slog.Logger
+	// Sandbox configures the job sandbox (DESIGN §6); Dir is always
+	// among its hidden directories.
+	Sandbox sandbox.Config
+	Logger  *slog.Logger
 }
 
 // Runner runs claimed jobs: it prepares the pinned commit, runs the
@@ -63,12 +67,7 @@ type Runner struct {
 	cfg     Config
 	log     *slog.Logger
 	commits *commitCache
-	// roMount: jobs get the commit folder as a read-only bind mount in
-	// their own mount namespace (root workers; see isolation.go).
-	roMount bool
-	// cgroups is the worker's cgroup v2 directory for job cgroups; empty
-	// when cgroup v2 is not writable here (see cgroup.go).
-	cgroups string
+	sandbox *sandbox.Sandbox
 }
 
 // New checks cfg, fills its defaults and creates the directories.
@@ -91,17 +90,18 @@ func New(cfg Config) (*Runner, error) {
 		return nil, fmt.Errorf("runner: clean %s: %w", cfg.jobsDir(), err)
 	}
 	for _, d := range []string{cfg.commitsDir(), cfg.jobsDir()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("runner: create %s: %w", d, err)
 		}
 	}
 	r := &Runner{cfg: cfg, log: cfg.Logger}
-	var warn string
-	if r.roMount, warn = probeReadOnlyMount(cfg.jobsDir()); warn != "" {
-		r.log.Warn(warn)
+	sc := cfg.Sandbox
+	sc.Hide = append([]string{cfg.Dir}, sc.Hide...)
+	if sc.Logger == nil {
+		sc.Logger = cfg.Logger
 	}
-	if r.cgroups, err = setupCgroups(); err != nil {
-		r.log.Info("jobs run without their own cgroup; process group and WF_JOB_ID marker only", "reason", err)
+	if r.sandbox, err = sandbox.New(sc); err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
 	}
 	r.commits = newCommitCache(r)
 	return r, nil
@@ -181,8 +181,12 @@ func (r *Runner) mintToken(job *spine.ClaimedJob) (string, error) {
 	return tok, nil
 }
 
-// Close releases what the runner holds outside its directory (its cgroup,
-// when empty). Call it after the worker has stopped.
+// Sandbox is the runner's job sandbox, for the worker's start line and
+// /readyz.
+func (r *Runner) Sandbox() *sandbox.Sandbox { return r.sandbox }
+
+// Close releases what the runner holds outside its directory (its
+// cgroups). Call it after the worker has stopped.
 func (r *Runner) Close() {
-	removeCgroup(r.cgroups)
+	r.sandbox.Close()
 }

@@ -4,6 +4,9 @@ import (
 	"embed"
 	"fmt"
 	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
 )
 
 //go:embed wrappers/wrapper.mjs wrappers/wrapper.py
@@ -62,6 +65,42 @@ func (c *Config) argv(rt runtimeSpec, jd *jobDir) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{exe}, rt.args...)
+	args := append([]string{resolveRuntime(exe).exe}, rt.args...)
 	return append(args, jd.wrapper), nil
+}
+
+// resolvedRuntime is a runtime executable as the sandbox must show it.
+type resolvedRuntime struct {
+	exe  string   // the real program (a shim's target)
+	dirs []string // what it needs visible outside the system directories
+}
+
+// runtimeCache resolves each runtime executable once per worker.
+var runtimeCache sync.Map // path → resolvedRuntime
+
+// resolveRuntime finds what a runtime executable needs inside the
+// sandbox, which shows only the system directories and what is bound: a
+// binary's own directory (bun in ~/.bun/bin), and for python the
+// interpreter's prefix, behind any shim (pyenv's shims exec a path the
+// job would not see).
+func resolveRuntime(exe string) resolvedRuntime {
+	if v, ok := runtimeCache.Load(exe); ok {
+		return v.(resolvedRuntime)
+	}
+	rr := resolvedRuntime{exe: exe}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		rr.dirs = append(rr.dirs, filepath.Dir(real))
+	}
+	if strings.HasPrefix(filepath.Base(exe), "python") {
+		out, err := exec.Command(exe, "-c", "import sys; print(sys.executable); print(sys.base_prefix)").Output()
+		if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); err == nil && len(lines) == 2 {
+			rr.exe = lines[0]
+			rr.dirs = []string{lines[1]}
+			if real, err := filepath.EvalSymlinks(lines[0]); err == nil {
+				rr.dirs = append(rr.dirs, filepath.Dir(real))
+			}
+		}
+	}
+	runtimeCache.Store(exe, rr)
+	return rr
 }

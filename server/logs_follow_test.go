@@ -252,8 +252,12 @@ func TestFollowLogsWithWorker(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.deploy("hello", map[string]string{"windforce.yaml": string(manifest) + talkApp, "talk/main.py": talkMain}).want(200)
-		apitest.StartWorker(t, e.api, "python", apitest.WorkerOptions{})
-		gate := filepath.Join(t.TempDir(), "gate")
+		shared := t.TempDir() // the gate is seen by the sandboxed job here
+		if err := os.Chmod(shared, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		apitest.StartWorker(t, e.api, "python", apitest.WorkerOptions{Shared: []string{shared}})
+		gate := filepath.Join(shared, "gate")
 		input, _ := json.Marshal(map[string]string{"gate": gate})
 		id := e.call("POST", "/api/w/ws/jobs/run/talk/talk", adminToken, string(input)).want(201).obj()["id"].(string)
 

@@ -48,6 +48,9 @@ type Config struct {
 	AdminToken string
 	// MaxInputBytes bounds request bodies (WINDFORCE_MAX_INPUT_BYTES).
 	MaxInputBytes int64
+	// Sandbox describes the job sandbox of the worker in this process
+	// ("on: …" or "off: …"), shown by /readyz; empty without a worker.
+	Sandbox string
 	// MaxWait bounds ?wait= on run.
 	MaxWait time.Duration
 	// WaitPoll is how often ?wait re-reads a job it has not been woken
@@ -197,5 +200,9 @@ func (s *Server) ready(r *http.Request) (any, error) {
 		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
 			Message: "database migrations are not current", Details: map[string]any{"current": current, "latest": latest}}
 	}
-	return map[string]any{"status": "ready", "schema_version": current}, nil
+	v := map[string]any{"status": "ready", "schema_version": current}
+	if s.cfg.Sandbox != "" {
+		v["sandbox"] = s.cfg.Sandbox
+	}
+	return v, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/runner"
+	"github.com/windforce/windforce/runner/sandbox"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -22,6 +23,9 @@ type WorkerOptions struct {
 	Name string
 	// Heartbeat is the lease heartbeat interval (0: spine's default).
 	Heartbeat time.Duration
+	// Shared are host directories every job sees read-write (the job
+	// sandbox shows nothing else of the host's temporary directories).
+	Shared []string
 }
 
 // runtimes maps a runtime to the program it needs and the variable that
@@ -50,7 +54,7 @@ func StartWorker(t testing.TB, e *Env, runtime string, opts WorkerOptions) {
 	log := slog.New(slog.DiscardHandler)
 	r, err := runner.New(runner.Config{Store: e.DB, Cache: e.Cache, Dir: filepath.Join(t.TempDir(), "wf"),
 		KillGrace: runner.DefaultKillGrace, MaxResultBytes: 1 << 20, MaxLogBytes: 1 << 20,
-		Secret: e.Options.Secret, URL: e.URL, Logger: log})
+		Secret: e.Options.Secret, URL: e.URL, Logger: log, Sandbox: sandbox.Config{Shared: opts.Shared}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -37,6 +36,7 @@ type devFlags struct {
 	dir, listen, adminToken, secret string
 	concurrency                     int
 	syncInterval, drainGrace        time.Duration
+	sandbox                         *sandboxFlags
 }
 
 func parseDevFlags(args []string, stderr io.Writer) (*devFlags, error) {
@@ -47,9 +47,10 @@ func parseDevFlags(args []string, stderr io.Writer) (*devFlags, error) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP address of the API and console (WINDFORCE_LISTEN)")
 	fs.StringVar(&f.adminToken, "admin-token", "", "admin token to accept; else one is generated and kept in DIR (WINDFORCE_ADMIN_TOKEN)")
 	fs.StringVar(&f.secret, "secret", "", "key that signs WF_TOKEN and sessions; else generated and kept in DIR (WINDFORCE_SECRET)")
-	fs.IntVar(&f.concurrency, "concurrency", runtime.NumCPU(), "jobs run at once (WINDFORCE_CONCURRENCY)")
+	fs.IntVar(&f.concurrency, "concurrency", defaultConcurrency(), "jobs run at once; default 4 per CPU (WINDFORCE_CONCURRENCY)")
 	fs.DurationVar(&f.syncInterval, "sync-interval", 60*time.Second, "periodic poll of git sources, 0 = off (WINDFORCE_SYNC_INTERVAL)")
 	fs.DurationVar(&f.drainGrace, "drain-grace", 5*time.Second, "on Ctrl-C, how long running jobs may finish before they are released (WINDFORCE_DRAIN_GRACE)")
+	f.sandbox = registerSandboxFlags(fs)
 	if err := applyEnv(fs); err != nil {
 		return nil, err
 	}
@@ -104,11 +105,6 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	api, err := server.New(server.Config{Store: p.store, Syncer: p.syncer, Metrics: p.metrics, Console: con, Secret: []byte(f.secret),
-		AdminToken: f.adminToken, MaxWait: sf.maxWait, Logger: log})
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", f.listen, err)
@@ -122,14 +118,26 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	defer stopServices()
 	wf := &workerFlags{dir: dir, tags: spine.DefaultTag, concurrency: f.concurrency, heartbeat: 5 * time.Second,
 		drainGrace: f.drainGrace, secret: f.secret, url: base}
-	w, closeRunner, err := startWorker(ctx, wf, runner.Config{Dir: dir, KillGrace: runner.DefaultKillGrace,
-		Secret: []byte(f.secret), URL: base}, p.store, p.syncer.Cache, p.metrics, log)
+	sb, err := f.sandbox.config()
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	w, closeRunner, sandboxLine, err := startWorker(ctx, wf, runner.Config{Dir: dir, KillGrace: runner.DefaultKillGrace,
+		Secret: []byte(f.secret), URL: base, Sandbox: sb}, p.store, p.syncer.Cache, p.metrics, log)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
 	defer closeRunner()
 	defer w.Stop() // when serving failed; after a normal stop it is a no-op
+	api, err := server.New(server.Config{Store: p.store, Syncer: p.syncer, Metrics: p.metrics, Console: con, Secret: []byte(f.secret),
+		AdminToken: f.adminToken, MaxWait: sf.maxWait, Sandbox: sandboxLine, Logger: log})
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	fmt.Fprintf(stdout, "job sandbox %s\n", sandboxLine)
 	printDevBanner(stdout, base, f.adminToken)
 	return serve(ctx, ln, api.Handler(), io.Discard, log, w.Stop)
 }

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"runtime"
 	"strings"
 	"time"
 
@@ -27,6 +26,7 @@ type workerFlags struct {
 	concurrency                                                     int
 	heartbeat, killGrace, drainGrace, cacheAge                      time.Duration
 	maxResult, maxLog, cacheBytes                                   string
+	sandbox                                                         *sandboxFlags
 }
 
 func parseWorkerFlags(args []string, stderr io.Writer) (*workerFlags, error) {
@@ -37,7 +37,7 @@ func parseWorkerFlags(args []string, stderr io.Writer) (*workerFlags, error) {
 	fs.StringVar(&f.objectCache, "object-cache", objectcache.DefaultSpec, "file://DIR or postgres (WINDFORCE_OBJECT_CACHE)")
 	fs.StringVar(&f.dir, "dir", "./.windforce", "local state: per-commit copies and job dirs (WINDFORCE_DIR)")
 	fs.StringVar(&f.tags, "tags", spine.DefaultTag, "comma-separated routing tags (WINDFORCE_TAGS)")
-	fs.IntVar(&f.concurrency, "concurrency", runtime.NumCPU(), "jobs run at once (WINDFORCE_CONCURRENCY)")
+	fs.IntVar(&f.concurrency, "concurrency", defaultConcurrency(), "jobs run at once; default 4 per CPU (WINDFORCE_CONCURRENCY)")
 	fs.DurationVar(&f.heartbeat, "heartbeat", 5*time.Second, "heartbeat interval (WINDFORCE_HEARTBEAT)")
 	fs.DurationVar(&f.killGrace, "kill-grace", runner.DefaultKillGrace, "SIGTERM → SIGKILL wait (WINDFORCE_KILL_GRACE)")
 	fs.DurationVar(&f.drainGrace, "drain-grace", 30*time.Second, "on SIGTERM, how long running jobs may finish before they are released (WINDFORCE_DRAIN_GRACE)")
@@ -49,6 +49,7 @@ func parseWorkerFlags(args []string, stderr io.Writer) (*workerFlags, error) {
 	fs.StringVar(&f.url, "url", "http://127.0.0.1:8080", "API URL given to jobs (WINDFORCE_URL)")
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus /metrics on this address; empty = off (WINDFORCE_METRICS_LISTEN)")
 	fs.StringVar(&f.name, "name", "", "worker name in job rows; default host-pid-random (WINDFORCE_WORKER_NAME)")
+	f.sandbox = registerSandboxFlags(fs)
 	if err := applyEnv(fs); err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func RunWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	m := metrics.New(metrics.Options{Health: s, Logger: log})
-	w, closeRunner, err := startWorker(ctx, f, cfg, s, cache, m, log)
+	w, closeRunner, sandboxLine, err := startWorker(ctx, f, cfg, s, cache, m, log)
 	if err != nil {
 		return err
 	}
@@ -105,6 +106,7 @@ func RunWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		defer stopMetrics()
 	}
 	fmt.Fprintf(stdout, "worker %s serving tags %s with concurrency %d\n", w.Name(), f.tags, f.concurrency)
+	fmt.Fprintf(stdout, "job sandbox %s\n", sandboxLine)
 	<-ctx.Done()
 	log.Info("stopping: no new claims; running jobs get the drain grace", "grace", f.drainGrace)
 	w.Stop()
@@ -112,12 +114,17 @@ func RunWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // startWorker builds the script runner over s and cache and starts a
-// worker with it. Stop the worker, then call closeRunner.
-func startWorker(ctx context.Context, f *workerFlags, cfg runner.Config, s spine.Store, cache objectcache.Cache, m *metrics.Metrics, log *slog.Logger) (w *spine.Worker, closeRunner func(), err error) {
+// worker with it. Stop the worker, then call closeRunner. sandbox
+// describes the job sandbox, for the start line and /readyz.
+func startWorker(ctx context.Context, f *workerFlags, cfg runner.Config, s spine.Store, cache objectcache.Cache, m *metrics.Metrics, log *slog.Logger) (w *spine.Worker, closeRunner func(), sandbox string, err error) {
 	cfg.Store, cfg.Cache, cfg.Logger = s, cache, log
 	r, err := runner.New(cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
+	}
+	sandbox = r.Sandbox().Describe()
+	if !r.Sandbox().Enabled() {
+		log.Warn("the job sandbox is OFF (--sandbox=off): jobs run as the worker's user and can read its files, environment and database")
 	}
 	w, err = spine.NewWorker(spine.WorkerConfig{Store: s, Handler: m.Instrument(r.Handle), Name: f.name,
 		Tags: splitTags(f.tags), Concurrency: f.concurrency, Heartbeat: f.heartbeat, DrainGrace: f.drainGrace, Logger: log})
@@ -126,9 +133,9 @@ func startWorker(ctx context.Context, f *workerFlags, cfg runner.Config, s spine
 	}
 	if err != nil {
 		r.Close()
-		return nil, nil, fmt.Errorf("start worker: %w", err)
+		return nil, nil, "", fmt.Errorf("start worker: %w", err)
 	}
-	return w, r.Close, nil
+	return w, r.Close, sandbox, nil
 }
 
 func (f *workerFlags) runnerConfig() (runner.Config, error) {
@@ -138,8 +145,12 @@ func (f *workerFlags) runnerConfig() (runner.Config, error) {
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return runner.Config{}, &UsageError{Msg: err.Error()}
 	}
+	sb, err := f.sandbox.config(localDirs(f.dbURL, f.objectCache)...)
+	if err != nil {
+		return runner.Config{}, err
+	}
 	return runner.Config{Dir: f.dir, KillGrace: f.killGrace, MaxResultBytes: maxResult, MaxLogBytes: maxLog,
-		Secret: []byte(f.secret), URL: f.url, MaxCacheBytes: cacheBytes, MaxCacheAge: f.cacheAge}, nil
+		Secret: []byte(f.secret), URL: f.url, MaxCacheBytes: cacheBytes, MaxCacheAge: f.cacheAge, Sandbox: sb}, nil
 }
 
 // serveMetrics serves m on addr at /metrics until the returned function

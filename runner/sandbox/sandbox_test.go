@@ -1,0 +1,94 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// newTest starts a sandbox hiding a fresh directory, or skips loudly when
+// this host cannot enforce one (CI requires it: WINDFORCE_TEST_REQUIRE_SANDBOX).
+func newTest(t *testing.T, cfg Config) (*Sandbox, string) {
+	t.Helper()
+	hide := t.TempDir()
+	cfg.Hide = append(cfg.Hide, hide)
+	s, err := New(cfg)
+	if err != nil {
+		if os.Getenv("WINDFORCE_TEST_REQUIRE_SANDBOX") == "1" {
+			t.Fatalf("sandbox required (WINDFORCE_TEST_REQUIRE_SANDBOX=1): %v", err)
+		}
+		t.Skipf("SKIPPING: no job sandbox on this host: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s, hide
+}
+
+// run runs sh -c script in a sandbox with dir writable, and returns its
+// output and exit.
+func run(t *testing.T, s *Sandbox, dir, script string, l Limits) (string, Exit) {
+	t.Helper()
+	var out strings.Builder
+	w := &syncWriter{b: &out}
+	p, err := s.Start(Spec{Name: "t-" + strconv.FormatInt(time.Now().UnixNano(), 36), Argv: []string{"/bin/sh", "-c", script},
+		Env: []string{"PATH=/usr/bin:/bin"}, Dir: dir, Writable: []string{dir}, Limits: l, Stdout: w, Stderr: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := p.Wait()
+	return out.String(), ex
+}
+
+func TestSandboxedIdentity(t *testing.T) {
+	t.Parallel()
+	s, hide := newTest(t, Config{})
+	secret := filepath.Join(hide, "secret")
+	if err := os.WriteFile(secret, []byte("s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(hide, "jobs", "j1")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, ex := run(t, s, dir, `id -u; echo x > /dev/null && echo devnull; grep -E '^(NoNewPrivs|CapEff)' /proc/self/status; cat `+secret+` || echo hidden; echo ok > f && cat f; ls /proc | grep -cE '^[0-9]+$'`, Limits{})
+	if !ex.Success() {
+		t.Fatalf("exit %v: %s", ex, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	uid, _ := strconv.Atoi(lines[0])
+	if uid == 0 || uid == os.Geteuid() {
+		t.Errorf("job runs as uid %d", uid)
+	}
+	for _, want := range []string{"NoNewPrivs:\t1", "CapEff:\t0000000000000000", "hidden", "ok", "devnull"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestSandboxLimits(t *testing.T) {
+	t.Parallel()
+	s, hide := newTest(t, Config{})
+	dir := filepath.Join(hide, "j")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, ex := run(t, s, dir, `head -c 300000000 /dev/zero | tail > /dev/null`, Limits{Memory: 64 << 20})
+	if !ex.OOM || !strings.Contains(ex.String(), "out of memory (limit 64MiB)") {
+		t.Errorf("300 MB in 64 MiB: exit %v, output %s", ex, out)
+	}
+	out, ex = run(t, s, dir, `for i in $(seq 1 40); do sleep 5 & done 2>/dev/null; wait; echo done`, Limits{Pids: 10})
+	if ex.Success() && strings.Contains(out, "done") {
+		t.Errorf("40 sleeps under pids 10: exit %v, output %s", ex, out)
+	}
+}
+
+func TestOutermost(t *testing.T) {
+	t.Parallel()
+	got := outermost([]string{"/a/wf", "/a", "/b/", "/a/objects", "/b", "/c/d"})
+	if strings.Join(got, ",") != "/a,/b,/c/d" {
+		t.Fatalf("outermost: %v", got)
+	}
+}
