@@ -40,6 +40,9 @@ type JobView struct {
 	LastError      *spine.JobError `json:"last_error"`
 	CanceledBy     string          `json:"canceled_by"`
 	CanceledReason string          `json:"canceled_reason"`
+	// Limits are the pinned manifest limits (memory in bytes, pids, cpu in
+	// cores), before the worker caps them; absent when none is set.
+	Limits *spine.Limits `json:"limits,omitempty"`
 }
 
 // ViewJob renders j in the API shape.
@@ -54,7 +57,16 @@ func ViewJob(j spine.Job) JobView {
 		CreatedAt: j.CreatedAt, ScheduledFor: timeOrNil(j.ScheduledFor), StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
 		Result: j.Result, Error: j.Error, LastError: j.LastError,
 		CanceledBy: j.CanceledBy, CanceledReason: j.CanceledReason,
+		Limits: limitsOrNil(j.Pin.Limits),
 	}
+}
+
+// limitsOrNil drops limits that set nothing, so the field is omitted.
+func limitsOrNil(l spine.Limits) *spine.Limits {
+	if l == (spine.Limits{}) {
+		return nil
+	}
+	return &l
 }
 
 // timeOrNil is nil for the zero time: a finished job has no
