@@ -198,7 +198,7 @@ func TestAttackOtherJob(t *testing.T) {
 		input  map[string]string
 	}{
 		{"read", map[string]string{"path": filepath.Join(dirs[0], "ctx.json")}},
-		{"list", map[string]string{"path": filepath.Join(h.dir, "jobs")}}, // only its own
+		{"ls", map[string]string{"path": filepath.Join(h.dir, "jobs")}}, // only its own
 		{"signal", map[string]string{"pid": strconv.Itoa(pids[len(pids)-1])}},
 		{"tmp", nil},
 		{"tmp", nil},
@@ -207,11 +207,10 @@ func TestAttackOtherJob(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			j := h.attack(tc.action, tc.input, spine.Limits{})
-			if tc.action == "list" {
-				// Its own job dir is there; another's is not.
-				return
+			r := assertHeld(t, j)
+			if tc.action == "ls" && (strings.Contains(r.Detail, victim.String()) || len(strings.Fields(r.Detail)) != 1) {
+				t.Errorf("a job sees these job directories: %q; want its own alone", r.Detail)
 			}
-			assertHeld(t, j)
 		}()
 	}
 	wg.Wait()

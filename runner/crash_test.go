@@ -73,6 +73,7 @@ const crashGrace = 500 * time.Millisecond
 // reaper requeues the job and a second worker completes it.
 func TestWorkerKilledMidJob(t *testing.T) {
 	t.Parallel()
+	testdb.RequireSandbox(t)
 	url, schema := testdb.PostgresSchema(t)
 	ctx := context.Background()
 	s, err := postgres.Open(ctx, url, postgres.Options{Schema: schema})

@@ -54,6 +54,7 @@ type harnessOpts struct {
 // setup builds a harness; the worker is started and stopped at cleanup.
 func setup(t *testing.T, o harnessOpts) *harness {
 	t.Helper()
+	testdb.RequireSandbox(t)
 	ctx := context.Background()
 	s, err := sqlite.Open(ctx, testdb.SQLitePath(t), sqlite.Options{})
 	if err != nil {

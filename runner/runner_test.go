@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/runner/wftoken"
 	"github.com/windforce/windforce/spine"
@@ -15,6 +16,7 @@ import (
 // at claim + timeout + kill grace.
 func TestTokenBoundToClaim(t *testing.T) {
 	t.Parallel()
+	testdb.RequireSandbox(t)
 	cache, err := objectcache.NewFileCache(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,7 @@ func StartWorker(t testing.TB, e *Env, runtime string, opts WorkerOptions) {
 	if _, err := exec.LookPath(rt.program); err != nil {
 		testdb.Unavailable(t, rt.require, rt.program, err)
 	}
+	testdb.RequireSandbox(t)
 	if opts.Name == "" {
 		opts.Name = DefaultWorkerName
 	}

@@ -67,6 +67,7 @@ func requireBun(t *testing.T) {
 func TestE2E(t *testing.T) {
 	t.Parallel()
 	requireBun(t)
+	testdb.RequireSandbox(t)
 	for _, db := range []string{"sqlite", "postgres"} {
 		t.Run(db, func(t *testing.T) {
 			t.Parallel()

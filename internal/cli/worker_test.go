@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/sqlite"
@@ -19,6 +20,7 @@ import (
 // canceling its context.
 func TestRunWorkerRunsAJobAndStops(t *testing.T) {
 	t.Parallel()
+	testdb.RequireSandbox(t)
 	root := t.TempDir()
 	dbURL := "sqlite://" + filepath.Join(root, "wf.db")
 	var out, errOut bytes.Buffer

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/windforce/windforce/internal/testdb"
 )
 
 // The tests in this file and in dev_test.go / cluster_test.go start the
@@ -62,6 +64,9 @@ type proc struct {
 // with SIGTERM (then waited for) at cleanup.
 func start(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
+	if args[0] == "dev" || args[0] == "worker" {
+		testdb.RequireSandbox(t) // they refuse to start without it
+	}
 	cmd := exec.Command(binary(t), args...)
 	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer

@@ -72,6 +72,7 @@ func newWorld(t *testing.T, d db, cacheSpec string) *world {
 // startWorker starts a spine.Worker whose handler is a real runner with
 // bun; both stop at cleanup. Timings are short so the test stays fast.
 func (w *world) startWorker(t *testing.T, bun string) {
+	testdb.RequireSandbox(t)
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "wf")
 	r, err := runner.New(runner.Config{Store: w.db, Cache: w.cache, Dir: dir,

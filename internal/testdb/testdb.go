@@ -13,10 +13,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/windforce/windforce/runner/sandbox"
 )
 
 // DefaultPostgresURL is used when WINDFORCE_TEST_DATABASE_URL is unset.
@@ -130,4 +133,29 @@ func PostgresDatabase(t testing.TB) string {
 		u = fmt.Sprintf("postgres://%s:%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Password, cfg.Host, cfg.Port, name)
 	}
 	return u
+}
+
+// sandboxProbe remembers, per test binary, whether this host can enforce
+// the job sandbox (DESIGN §6).
+var sandboxProbe struct {
+	once sync.Once
+	err  error
+}
+
+// RequireSandbox skips t with a loud message when this host cannot
+// enforce the job sandbox (no bubblewrap, user namespaces or cgroup
+// rights), or fails it when WINDFORCE_TEST_REQUIRE_SANDBOX=1 (CI). Tests
+// that start a worker call it first: a worker refuses to start there.
+func RequireSandbox(t testing.TB) {
+	t.Helper()
+	sandboxProbe.once.Do(func() {
+		s, err := sandbox.New(sandbox.Config{})
+		if err == nil {
+			s.Close()
+		}
+		sandboxProbe.err = err
+	})
+	if sandboxProbe.err != nil {
+		Unavailable(t, "WINDFORCE_TEST_REQUIRE_SANDBOX", "the job sandbox", sandboxProbe.err)
+	}
 }

@@ -15,7 +15,7 @@ import (
 var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix"}
 
 // devices are bound from the host's /dev; nothing else of it is visible.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+var devices = []string{"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"}
 
 // systemBinds computes the bwrap arguments for systemDirs once: a merged
 // /usr's /bin → usr/bin stays a symlink, directories are bound.

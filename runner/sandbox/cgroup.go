@@ -21,6 +21,9 @@ import (
 // process belong to root and /sys is not mounted in the sandbox.
 type cgroups struct {
 	v2 bool
+	// favordynmods: some cgroup mount has it, which makes moving a
+	// process cheap (the kernel's threadgroup lock is global).
+	favordynmods bool
 	// roots by controller: "memory", "pids", "cpu" (v1: one hierarchy
 	// each, possibly shared; v2: the same directory for all three).
 	roots map[string]string
@@ -40,6 +43,7 @@ func findCgroups() (*cgroups, error) {
 	if cg, err := unified(mounts, own); err == nil {
 		return cg, nil
 	} else if v1, err1 := legacy(mounts, own); err1 == nil {
+		v1.favordynmods = slices.ContainsFunc(mounts, func(m cgroupMount) bool { return slices.Contains(m.options, "favordynmods") })
 		return v1, nil
 	} else {
 		return nil, fmt.Errorf("sandbox: no cgroup with memory and pids controllers: v2: %v; v1: %v", err, err1)
@@ -52,6 +56,7 @@ type cgroupMount struct {
 	dir         string
 	v2          bool
 	controllers []string
+	options     []string // super options
 }
 
 func cgroupMounts() ([]cgroupMount, error) {
@@ -68,11 +73,12 @@ func cgroupMounts() ([]cgroupMount, error) {
 		if !ok || len(fields) < 5 || len(tail) < 3 {
 			continue
 		}
+		opts := strings.Split(tail[2], ",")
 		switch tail[0] {
 		case "cgroup2":
-			out = append(out, cgroupMount{dir: fields[4], v2: true})
+			out = append(out, cgroupMount{dir: fields[4], v2: true, options: opts})
 		case "cgroup":
-			out = append(out, cgroupMount{dir: fields[4], controllers: strings.Split(tail[2], ",")})
+			out = append(out, cgroupMount{dir: fields[4], controllers: opts, options: opts})
 		}
 	}
 	return out, sc.Err()
@@ -245,7 +251,9 @@ func (c *cgroups) create(name string, l Limits) (*jobCgroup, error) {
 	seen := map[string]bool{}
 	for _, k := range []string{"pids", "memory", "cpu"} {
 		root := c.roots[k]
-		if root == "" || seen[root] {
+		// Without a CPU limit the cpu hierarchy is not joined: each
+		// hierarchy joined is one more migration at every start.
+		if root == "" || seen[root] || (k == "cpu" && l.CPU <= 0) {
 			continue
 		}
 		seen[root] = true

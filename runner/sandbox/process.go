@@ -100,6 +100,18 @@ func (s *Sandbox) launch(spec Spec, uid uint32, cg *jobCgroup) (*Process, error)
 	cmd.ExtraFiles = []*os.File{infoW, blockR}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = time.Second
+	if cg.v2 {
+		// cgroup v2: bwrap is born in the job's cgroup (clone3 with
+		// CLONE_INTO_CGROUP), so nothing is ever migrated.
+		dir, err := os.Open(cg.dirs[0])
+		if err != nil {
+			infoW.Close()
+			blockR.Close()
+			return nil, fmt.Errorf("sandbox: open cgroup: %w", err)
+		}
+		defer dir.Close()
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(dir.Fd())
+	}
 	err = cmd.Start()
 	infoW.Close()
 	blockR.Close()
@@ -131,9 +143,13 @@ func (p *Process) admit(infoR *os.File, uid uint32, ids idMapper) error {
 			return fmt.Errorf("sandbox: bwrap reported no child: %v", err)
 		}
 	}
+	// cgroup v1: only the child is moved, everything of the job descends
+	// from it; the outer bwrap stays outside (it only waits). A move is
+	// the costliest step of a start on v1: the kernel waits for an RCU
+	// grace period (5-20 ms) unless a cgroup mount has favordynmods.
 	p.init = info.Child
-	for _, pid := range []int{p.outer, p.init} {
-		if err := p.cg.add(pid); err != nil {
+	if !p.cg.v2 {
+		if err := p.cg.add(p.init); err != nil {
 			return err
 		}
 	}
@@ -195,6 +211,7 @@ func (p *Process) Stop(grace time.Duration) {
 		}
 		for {
 			_ = syscall.Kill(p.init, syscall.SIGKILL) // PID 1: its namespace dies with it
+			_ = syscall.Kill(p.outer, syscall.SIGKILL)
 			p.cg.kill()
 			select {
 			case <-p.done:
@@ -205,9 +222,9 @@ func (p *Process) Stop(grace time.Duration) {
 	})
 }
 
-// signalJob signals the job's own processes; bwrap's two are spared (the
-// outer one would kill the job at once through --die-with-parent, and
-// PID 1 ignores what it has no handler for).
+// signalJob signals the job's own processes; bwrap's two are spared
+// (PID 1 ignores what it has no handler for; the outer bwrap, in the
+// cgroup on v2, would kill the job at once through --die-with-parent).
 func (p *Process) signalJob(sig syscall.Signal) {
 	for _, pid := range p.cg.pids() {
 		if pid != p.outer && pid != p.init {
@@ -219,11 +236,12 @@ func (p *Process) signalJob(sig syscall.Signal) {
 // waitEmpty polls until the cgroup has no process, for a short while:
 // there is no event for it on cgroup v1.
 func waitEmpty(jc *jobCgroup) {
-	for deadline := time.Now().Add(200 * time.Millisecond); time.Now().Before(deadline); {
+	step := 200 * time.Microsecond // a killed process is gone within a few ms
+	for deadline := time.Now().Add(200 * time.Millisecond); time.Now().Before(deadline); step = min(2*step, 10*time.Millisecond) {
 		if len(jc.pids()) == 0 {
 			return
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(step)
 	}
 }
 

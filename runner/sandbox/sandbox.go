@@ -102,6 +102,9 @@ func (s *Sandbox) setup() error {
 	if s.cg, err = findCgroups(); err != nil {
 		return err
 	}
+	if !s.cg.v2 && !s.cg.favordynmods {
+		s.log.Warn("cgroup v1: every job start waits for the kernel to move its first process into the job's cgroup (an RCU grace period, 5-20 ms); mount -o remount,favordynmods on the cgroup2 mount makes it 0.1 ms (docs/WORKERS.md)")
+	}
 	s.system = systemBinds()
 	s.summary = fmt.Sprintf("on: bubblewrap, job uids %d-%d, %s, limits memory %s pids %d cpu %s by default",
 		first, first+count-1, s.cg.describe(), FormatBytes(s.cfg.Defaults.Memory), s.cfg.Defaults.Pids, cpuText(s.cfg.Defaults.CPU))

@@ -12,6 +12,7 @@ case "$WF_ACTION" in
 read) try cat "$(arg path)" ;;
 write) try sh -c "echo pwned > '$(arg path)'" ;;
 list) try sh -c "ls -A '$(arg path)' | grep -q ." ;;
+ls) say false "$(ls -A "$(arg path)" 2>&1 | tr '\n' ' ')" ;;
 signal) try kill -9 "$(arg pid)" ;;
 remount) try mount -o remount,bind,rw "$PWD" ;;
 nested) try unshare -Urm sh -c "mount -o remount,bind,rw '$PWD' && touch '$PWD/pwned'" ;;

@@ -1,0 +1,51 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// BenchmarkStart measures what the sandbox adds to starting a process:
+// the same /bin/true started bare, through an unsandboxed Sandbox, and
+// through the sandbox (bwrap, cgroup, uid maps, setpriv), each to its
+// exit. `go test -bench Start -run ^$ ./runner/sandbox/`
+func BenchmarkStart(b *testing.B) {
+	b.Run("bare", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("/bin/true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, off := range []bool{true, false} {
+		name := "sandbox"
+		if off {
+			name = "off"
+		}
+		b.Run(name, func(b *testing.B) {
+			s, err := New(Config{Off: off, Hide: []string{b.TempDir()}})
+			if err != nil {
+				b.Skipf("SKIPPING: %v", err)
+			}
+			defer s.Close()
+			dir := filepath.Join(b.TempDir(), "job")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			for b.Loop() {
+				i++
+				p, err := s.Start(Spec{Name: "b" + strconv.Itoa(i), Argv: []string{"/bin/true"}, Dir: dir, Writable: []string{dir}, Tmp: dir})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ex := p.Wait(); !ex.Success() {
+					b.Fatal(ex)
+				}
+			}
+		})
+	}
+}
