@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/windforce/windforce/objectcache"
@@ -68,6 +69,8 @@ type Runner struct {
 	log     *slog.Logger
 	commits *commitCache
 	sandbox *sandbox.Sandbox
+	// removals are job directories being removed; Close waits for them.
+	removals sync.WaitGroup
 }
 
 // New checks cfg, fills its defaults and creates the directories.
@@ -156,7 +159,10 @@ func (r *Runner) Handle(ctx context.Context, job *spine.ClaimedJob) (json.RawMes
 	if err != nil {
 		return nil, logs.Fail(err)
 	}
-	defer jd.remove()
+	// The directory goes after the job is answered: removing it is not on
+	// the path of the job's completion.
+	r.removals.Add(1)
+	defer func() { go func() { defer r.removals.Done(); jd.remove() }() }()
 	return r.run(ctx, job, rt, jd, logs)
 }
 
@@ -188,5 +194,6 @@ func (r *Runner) Sandbox() *sandbox.Sandbox { return r.sandbox }
 // Close releases what the runner holds outside its directory (its
 // cgroups). Call it after the worker has stopped.
 func (r *Runner) Close() {
+	r.removals.Wait()
 	r.sandbox.Close()
 }

@@ -11,7 +11,9 @@ import (
 
 // Completer tuning: a batch is written when this many outcomes are
 // pending, or completerWait after the first of them arrived, whichever
-// comes first. completerBacklog bounds what may wait: past it, a finishing
+// comes first — or at once when no other job of the worker is running,
+// since then nothing could join the batch and waiting would only delay
+// the answer to a ?wait. completerBacklog bounds what may wait: past it, a finishing
 // job's goroutine waits (keeping its slot) until the batch ahead is written.
 const (
 	completerMaxBatch = 500
@@ -28,6 +30,8 @@ const (
 type completer struct {
 	w  *Worker
 	in chan outcome
+	// wait is WorkerConfig.BatchWindow, completerWait by default.
+	wait time.Duration
 
 	mu      sync.Mutex
 	pending map[Lease]struct{}
@@ -44,7 +48,7 @@ type outcome struct {
 
 func newCompleter(w *Worker) *completer {
 	c := &completer{
-		w: w, in: make(chan outcome, completerBacklog),
+		w: w, in: make(chan outcome, completerBacklog), wait: w.cfg.BatchWindow,
 		pending: map[Lease]struct{}{}, done: make(chan struct{}),
 	}
 	go c.run()
@@ -88,10 +92,10 @@ func (c *completer) run() {
 			return
 		}
 		batch := []outcome{first}
-		timer.Reset(completerWait)
+		timer.Reset(c.wait)
 		open := true
 	collect:
-		for open && len(batch) < completerMaxBatch {
+		for open && len(batch) < completerMaxBatch && !c.alone() {
 			select {
 			case p, ok := <-c.in:
 				if !ok {
@@ -109,6 +113,13 @@ func (c *completer) run() {
 			return
 		}
 	}
+}
+
+// alone reports whether no outcome could join the batch in its window:
+// none is queued and no job of the worker is still in its handler (a job
+// leaves that count before it submits its outcome).
+func (c *completer) alone() bool {
+	return len(c.in) == 0 && c.w.handling.Load() == 0
 }
 
 // flush writes one batch: its successes, then its failures.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -49,8 +50,12 @@ type WorkerConfig struct {
 	// WriteRetry bounds how long a completion is retried while the
 	// database is unreachable; default 60s.
 	WriteRetry time.Duration
-	Clock      Clock
-	Logger     *slog.Logger
+	// BatchWindow is how long a finished job's outcome waits for others
+	// to share its batch write while other jobs of the worker run;
+	// default 2ms. A lone job's outcome is written at once.
+	BatchWindow time.Duration
+	Clock       Clock
+	Logger      *slog.Logger
 }
 
 // Worker claims jobs for its tags, up to its concurrency, runs the handler
@@ -64,6 +69,8 @@ type Worker struct {
 	mu      sync.Mutex
 	running map[uuid.UUID]*activeJob
 	freed   chan struct{}
+	// handling counts jobs whose handler has not returned yet.
+	handling atomic.Int64
 
 	// completer batches successful completions; one per run, set before
 	// any job or heartbeat goroutine starts.
@@ -90,6 +97,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	setDefault(&cfg.PollInterval, time.Second)
 	setDefault(&cfg.DrainGrace, 30*time.Second)
 	setDefault(&cfg.WriteRetry, 60*time.Second)
+	setDefault(&cfg.BatchWindow, completerWait)
 	if cfg.Name == "" {
 		host, _ := os.Hostname()
 		cfg.Name = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
@@ -247,6 +255,7 @@ func (w *Worker) launch(ctx context.Context, jobs *sync.WaitGroup, job *ClaimedJ
 	w.mu.Lock()
 	w.running[job.ID] = a
 	w.mu.Unlock()
+	w.handling.Add(1)
 	jobs.Add(1)
 	go func() {
 		defer jobs.Done()
@@ -369,6 +378,7 @@ func (w *Worker) execute(ctx context.Context, job *ClaimedJob) {
 		defer cancel()
 	}
 	result, err := w.callHandler(runCtx, job)
+	w.handling.Add(-1) // before the outcome reaches the completer (see completer.alone)
 	w.record(ctx, runCtx, job, result, err)
 }
 

@@ -28,6 +28,38 @@ func runWorker(t *testing.T, newStore func(t *testing.T) spine.Store) {
 	t.Run("WorkerStartStopStress", func(t *testing.T) { t.Parallel(); workerStartStop(t, newStore(t)) })
 	t.Run("WorkerStopReleasesAClaimInFlight", func(t *testing.T) { t.Parallel(); workerClaimAtStop(t, newStore(t)) })
 	t.Run("WorkerBatchesFailures", func(t *testing.T) { t.Parallel(); workerBatchesFailures(t, newStore(t)) })
+	t.Run("WorkerWritesALoneOutcomeAtOnce", func(t *testing.T) { t.Parallel(); workerLoneOutcome(t, newStore(t)) })
+}
+
+// workerLoneOutcome: with a batch window longer than the test, a job that
+// finishes while no other job of the worker is in its handler is still
+// completed: its outcome is written at once, not after the window (which
+// would leave a ?wait hanging for the window on an idle worker). An
+// outcome that finishes beside a running job is written once that job is
+// done too.
+func workerLoneOutcome(t *testing.T, s spine.Store) {
+	release := make(chan struct{})
+	wkStart(t, spine.WorkerConfig{Store: s, Tags: []string{"t"}, Concurrency: 2, BatchWindow: time.Hour,
+		Handler: func(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
+			if strings.Contains(string(job.Input), "hold") {
+				<-release
+			}
+			return job.Input, nil
+		}})
+	wkStatus(t, s, wkEnqueue(t, s, "t", `{"n":1}`, nil), spine.StatusSuccess)
+	held := wkEnqueue(t, s, "t", `{"hold":true}`, nil)
+	wkWait(t, 10*time.Second, "the held job to run", func() bool {
+		j, err := s.GetJob(context.Background(), "ws", held)
+		return err == nil && j.Status == spine.StatusRunning
+	})
+	quick := wkEnqueue(t, s, "t", `{"n":2}`, nil)
+	wkWait(t, 10*time.Second, "the quick job to run", func() bool {
+		j, err := s.GetJob(context.Background(), "ws", quick)
+		return err == nil && j.Status != spine.StatusQueued
+	})
+	close(release) // once both handlers are done, the batch is written
+	wkStatus(t, s, quick, spine.StatusSuccess)
+	wkStatus(t, s, held, spine.StatusSuccess)
 }
 
 // wkEnqueue enqueues one job on tag with the given pin tweaks.
