@@ -274,3 +274,33 @@ func processesRunning(cmd string) []string {
 	}
 	return out
 }
+
+// TestAttackResultFiles: a job that leaves a FIFO, a link to /dev/zero or
+// to /etc/shadow in place of its result or error file fails with a clear
+// message, at once, and the worker goes on serving jobs.
+func TestAttackResultFiles(t *testing.T) {
+	t.Parallel()
+	h := setupAttack(t)
+	for _, tc := range []struct {
+		action, want string
+		input        map[string]string
+	}{
+		{"fifo", "error.json is not a regular file (a FIFO)", nil},
+		{"fifo-result", "result.json is not a regular file (a FIFO)", nil},
+		{"zero", "result.json is a symbolic link", nil},
+		{"link", "result.json is a symbolic link", map[string]string{"path": "/etc/shadow"}},
+	} {
+		t.Run(tc.action, func(t *testing.T) {
+			t.Parallel()
+			j := h.attack(tc.action, tc.input, spine.Limits{})
+			if j.Status != spine.StatusFailure || j.Error == nil || !strings.Contains(j.Error.Message, tc.want) {
+				t.Errorf("%s: %s %+v, want a failure saying %q", tc.action, j.Status, j.Error, tc.want)
+			}
+		})
+	}
+	t.Cleanup(func() {
+		if j := h.attack("identity", nil, spine.Limits{}); j.Status != spine.StatusSuccess {
+			t.Errorf("the worker no longer serves jobs: %s %+v", j.Status, j.Error)
+		}
+	})
+}
