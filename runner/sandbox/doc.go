@@ -9,9 +9,9 @@
 // How a job starts (root worker; one bubblewrap and one setpriv exec, no
 // shell, no mount binaries):
 //
-//	worker ──fork+exec, Pdeathsig──▶ bwrap (outer, host pid ns)
+//	worker ──fork+exec, Pdeathsig──▶ bwrap (outer, host pid ns; v2: born in the job's cgroup)
 //	  │ ◀── info-fd: child pid ─────┘ └─clone(user, mnt, pid, ipc, uts, cgroup ns)──▶ bwrap init (pid 1)
-//	  │ cgroup: add outer + init; limits set         blocks on userns-block-fd
+//	  │ v1: move the child into the job's cgroups    blocks on userns-block-fd
 //	  │ uid_map "0 0 1, U U 1" (newuidmap for a non-root worker)
 //	  └── unblock ─────────────────────────────────▶ mounts: /usr /etc … ro, WINDFORCE_DIR
 //	                                                  hidden (tmpfs) but for the commit (ro)

@@ -78,9 +78,10 @@ func (s *Sandbox) startOn(spec Spec, uid uint32) (*Process, error) {
 }
 
 // launch starts bwrap, which clones its child into new namespaces and
-// waits; the worker puts both into the job's cgroup and writes the uid
-// maps, and only then lets the child go on: nothing of the job ever runs
-// outside its cgroup or with another identity.
+// waits; the worker writes the uid maps (and on cgroup v1 moves the child
+// into the job's cgroup; on v2 bwrap is born there), and only then lets
+// the child go on: nothing of the job ever runs outside its cgroup or
+// with another identity.
 func (s *Sandbox) launch(spec Spec, uid uint32, cg *jobCgroup) (*Process, error) {
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
@@ -128,8 +129,8 @@ func (s *Sandbox) launch(spec Spec, uid uint32, cg *jobCgroup) (*Process, error)
 	return p, nil
 }
 
-// admit reads bwrap's child pid, puts both processes in the cgroup,
-// maps the ids and unblocks the child (closing blockW in launch does).
+// admit reads bwrap's child pid, moves it into the cgroup (v1), maps the
+// ids; launch then unblocks the child by closing blockW.
 func (p *Process) admit(infoR *os.File, uid uint32, ids idMapper) error {
 	_ = infoR.SetReadDeadline(time.Now().Add(setupTimeout))
 	var info struct {
