@@ -28,7 +28,12 @@ type attackHarness struct {
 	objects string
 }
 
-func setupAttack(t *testing.T) *attackHarness {
+// setupAttack builds the harness; with direct, the test's temporary
+// folders are made searchable (as /var/lib/windforce is) so jobs start
+// the way production workers start them, bwrap directly as the job's uid;
+// without, WINDFORCE_DIR lies below a 0700 folder and setpriv drops the
+// uid (runner/sandbox/direct.go).
+func setupAttack(t *testing.T, direct bool) *attackHarness {
 	t.Helper()
 	var objects string
 	h := setup(t, harnessOpts{concurrency: 6, cfg: func(c *Config) {
@@ -51,7 +56,24 @@ func setupAttack(t *testing.T) *attackHarness {
 		t.Fatal(err)
 	}
 	h.putFixture("attack", "c-attack", nil)
+	if direct {
+		for d := filepath.Dir(h.dir); d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+			if err := os.Chmod(d, 0o711); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	return &attackHarness{harness: h, objects: objects}
+}
+
+// bothStarts runs test once per way a root worker starts a sandbox.
+func bothStarts(t *testing.T, test func(t *testing.T, direct bool)) {
+	for _, direct := range []bool{true, false} {
+		t.Run(map[bool]string{true: "direct", false: "setpriv"}[direct], func(t *testing.T) {
+			t.Parallel()
+			test(t, direct)
+		})
+	}
 }
 
 // attack runs one action and returns the finished job.
@@ -82,7 +104,11 @@ func assertHeld(t *testing.T, j spine.Job) attackResult {
 
 func TestAttackControlPlaneIsHidden(t *testing.T) {
 	t.Parallel()
-	h := setupAttack(t)
+	bothStarts(t, attackControlPlane)
+}
+
+func attackControlPlane(t *testing.T, direct bool) {
+	h := setupAttack(t, direct)
 	commit := filepath.Join(h.dir, "commits", "ws", "src", "c-attack")
 	objectFiles, _ := filepath.Glob(filepath.Join(h.objects, "*", "*", "*", "*"))
 	cases := []struct {
@@ -123,15 +149,25 @@ func TestAttackControlPlaneIsHidden(t *testing.T) {
 // jobs have two uids.
 func TestAttackIdentity(t *testing.T) {
 	t.Parallel()
-	h := setupAttack(t)
+	bothStarts(t, attackIdentity)
+}
+
+func attackIdentity(t *testing.T, direct bool) {
+	h := setupAttack(t, direct)
 	j := h.attack("identity", nil, spine.Limits{})
 	var id struct {
 		UID, GID int
 		Groups   string
+		Nested   bool `json:"nested_userns"`
 		Status   string
 	}
 	if j.Status != spine.StatusSuccess || json.Unmarshal(j.Result, &id) != nil {
 		t.Fatalf("identity: %s %s %+v", j.Status, j.Result, j.Error)
+	}
+	// Only a direct start forbids nested user namespaces (bwrap's
+	// --disable-userns): this also tells the two starts apart.
+	if id.Nested == direct {
+		t.Errorf("nested user namespace allowed: %v, want %v", id.Nested, !direct)
 	}
 	if id.UID == 0 || id.UID == os.Geteuid() || id.GID == 0 || id.Groups != strconv.Itoa(id.GID) {
 		t.Errorf("job runs as uid %d gid %d groups %q (worker %d)", id.UID, id.GID, id.Groups, os.Geteuid())
@@ -184,7 +220,11 @@ func hostUIDs(t *testing.T, m jobTree) string {
 // WF_TOKEN), see its /tmp, or kill it.
 func TestAttackOtherJob(t *testing.T) {
 	t.Parallel()
-	h := setupAttack(t)
+	bothStarts(t, attackOtherJob)
+}
+
+func attackOtherJob(t *testing.T, direct bool) {
+	h := setupAttack(t, direct)
 	victim := h.enqueue(job{commit: "c-attack", entry: "attack.sh", runtime: "command", action: "sleep", input: `{"seconds":"3"}`})
 	h.waitLogs(victim, "started", 30*time.Second)
 	dirs, _ := filepath.Glob(filepath.Join(h.dir, "jobs", victim.String()+"-*"))
@@ -224,7 +264,7 @@ func TestAttackOtherJob(t *testing.T) {
 // environment and setsids does not outlive the job.
 func TestAttackLimits(t *testing.T) {
 	t.Parallel()
-	h := setupAttack(t)
+	h := setupAttack(t, true)
 	j := h.attack("forkbomb", map[string]string{"count": "500"}, spine.Limits{Pids: 40})
 	switch {
 	case j.Status == spine.StatusSuccess:
@@ -280,7 +320,7 @@ func processesRunning(cmd string) []string {
 // message, at once, and the worker goes on serving jobs.
 func TestAttackResultFiles(t *testing.T) {
 	t.Parallel()
-	h := setupAttack(t)
+	h := setupAttack(t, true)
 	for _, tc := range []struct {
 		action, want string
 		input        map[string]string

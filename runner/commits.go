@@ -121,6 +121,12 @@ func (c *commitCache) prepareOnce(ctx context.Context, key objectcache.Key, dir 
 	if err := objectcache.Materialize(ctx, c.r.cfg.Cache, key, dir); err != nil {
 		return fmt.Errorf("fetch commit %s: %w", key, err)
 	}
+	// The workspace's and source's folders: searchable, not listable.
+	for _, d := range []string{filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))} {
+		if err := os.Chmod(d, 0o711); err != nil {
+			return fmt.Errorf("prepare commit %s: %w", key, err)
+		}
+	}
 	// A copy left by an install that failed or was interrupted is made
 	// writable again before the next install.
 	if _, err := walkMode(dir, true); err != nil {

@@ -64,7 +64,7 @@ func (r *Runner) install(ctx context.Context, ws, dir string, rt runtimeSpec) er
 	if err != nil {
 		return &InstallError{Command: joinArgs(argv), Err: err}
 	}
-	home := filepath.Join(r.cfg.commitsDir(), ".install-home", ws)
+	home := filepath.Join(r.cfg.installHome(), ws)
 	if err := os.MkdirAll(filepath.Join(home, "tmp"), 0o700); err != nil {
 		return fmt.Errorf("install: %w", err)
 	}

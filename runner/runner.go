@@ -92,9 +92,16 @@ func New(cfg Config) (*Runner, error) {
 	if err := os.RemoveAll(cfg.jobsDir()); err != nil {
 		return nil, fmt.Errorf("runner: clean %s: %w", cfg.jobsDir(), err)
 	}
-	for _, d := range []string{cfg.commitsDir(), cfg.jobsDir()} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
+	// Searchable but not listable: a job's sandbox can start directly as
+	// its uid when every parent of its paths is (runner/sandbox/direct.go);
+	// nothing below can be listed by other users, and job directories
+	// belong to their job.
+	for _, d := range []string{cfg.commitsDir(), cfg.jobsDir(), cfg.installHome()} {
+		if err := os.MkdirAll(d, 0o711); err != nil {
 			return nil, fmt.Errorf("runner: create %s: %w", d, err)
+		}
+		if err := os.Chmod(d, 0o711); err != nil {
+			return nil, fmt.Errorf("runner: %w", err)
 		}
 	}
 	r := &Runner{cfg: cfg, log: cfg.Logger}
@@ -134,8 +141,9 @@ func fillDefaults(cfg *Config) {
 	}
 }
 
-func (c *Config) commitsDir() string { return filepath.Join(c.Dir, "commits") }
-func (c *Config) jobsDir() string    { return filepath.Join(c.Dir, "jobs") }
+func (c *Config) commitsDir() string  { return filepath.Join(c.Dir, "commits") }
+func (c *Config) jobsDir() string     { return filepath.Join(c.Dir, "jobs") }
+func (c *Config) installHome() string { return filepath.Join(c.commitsDir(), ".install-home") }
 
 // Handle runs one job; it is the spine.Handler of a windforce worker. Its
 // logs are flushed before it returns, while the job is still owned.

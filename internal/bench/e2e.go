@@ -177,6 +177,11 @@ func E2E(ctx context.Context, cfg E2EConfig) (E2EReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("e2e: %w", err)
 	}
+	// Searchable, as a worker's /var/lib/windforce is: the job sandbox
+	// then starts bwrap directly as each job's uid (runner/sandbox/direct.go).
+	if err := os.Chmod(tmp, 0o711); err != nil {
+		return rep, fmt.Errorf("e2e: %w", err)
+	}
 	defer func() {
 		if err := removeTree(tmp); err != nil {
 			fmt.Fprintf(cfg.Progress, "e2e: cleanup: %v\n", err)

@@ -101,6 +101,9 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := ensureExample(ctx, dir, p.store, p.syncer, log); err != nil {
 		return err
 	}
+	if err := privateDevDir(dir); err != nil {
+		return err
+	}
 	con, err := newConsole(p, f.secret, f.adminToken, server.DefaultMaxInputBytes, log)
 	if err != nil {
 		return err
@@ -140,6 +143,30 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "job sandbox %s\n", sandboxLine)
 	printDevBanner(stdout, base, f.adminToken)
 	return serve(ctx, ln, api.Handler(), io.Discard, log, w.Stop)
+}
+
+// privateDevDir makes dir searchable by other users (so the job sandbox
+// can start bwrap directly as a job's uid, runner/sandbox/direct.go) and
+// everything in it that is not a job's private to the worker: the
+// database (SQLite gives its WAL files the database's mode), the object
+// cache and the example's repository. secret and admin-token are written
+// 0600 by keptSecret.
+func privateDevDir(dir string) error {
+	if err := os.Chmod(dir, 0o711); err != nil {
+		return fmt.Errorf("dev: %w", err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "windforce.db*"))
+	for _, p := range paths {
+		if err := os.Chmod(p, 0o600); err != nil {
+			return fmt.Errorf("dev: %w", err)
+		}
+	}
+	for _, d := range []string{"objects", "git"} {
+		if err := os.Chmod(filepath.Join(dir, d), 0o700); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("dev: %w", err)
+		}
+	}
+	return nil
 }
 
 // printDevBanner tells a newcomer where to go. The "console:" and "admin

@@ -10,7 +10,8 @@ import (
 
 // BenchmarkStart measures what the sandbox adds to starting a process:
 // the same /bin/true started bare, through an unsandboxed Sandbox, and
-// through the sandbox (bwrap, cgroup, uid maps, setpriv), each to its
+// through the sandbox both ways a root worker starts it (through setpriv
+// below a 0700 folder, directly as the job's uid otherwise), each to its
 // exit. `go test -bench Start -run ^$ ./runner/sandbox/`
 func BenchmarkStart(b *testing.B) {
 	b.Run("bare", func(b *testing.B) {
@@ -20,13 +21,9 @@ func BenchmarkStart(b *testing.B) {
 			}
 		}
 	})
-	for _, off := range []bool{true, false} {
-		name := "sandbox"
-		if off {
-			name = "off"
-		}
-		b.Run(name, func(b *testing.B) {
-			s, err := New(Config{Off: off, Hide: []string{b.TempDir()}})
+	for _, mode := range []string{"off", "setpriv", "direct"} {
+		b.Run(mode, func(b *testing.B) {
+			s, err := New(Config{Off: mode == "off", Hide: []string{b.TempDir()}})
 			if err != nil {
 				b.Skipf("SKIPPING: %v", err)
 			}
@@ -34,6 +31,13 @@ func BenchmarkStart(b *testing.B) {
 			dir := filepath.Join(b.TempDir(), "job")
 			if err := os.Mkdir(dir, 0o700); err != nil {
 				b.Fatal(err)
+			}
+			if mode == "direct" { // parents searchable: bwrap starts as the job's uid
+				for d := filepath.Dir(dir); d != os.TempDir(); d = filepath.Dir(d) {
+					if err := os.Chmod(d, 0o711); err != nil {
+						b.Fatal(err)
+					}
+				}
 			}
 			i := 0
 			for b.Loop() {

@@ -56,12 +56,23 @@ func under(p string, dirs []string) bool {
 }
 
 // bwrapArgs is the whole bwrap command line of spec for job uid uid:
-// namespaces, mounts, then setpriv dropping to uid, then the job.
-func (s *Sandbox) bwrapArgs(spec Spec, uid uint32, infoFD, blockFD int) []string {
+// namespaces, mounts, then the job. Started directly as uid (see
+// Sandbox.direct), bwrap maps it into its user namespace itself, forbids
+// nested ones, and blocks on blockFD (when it is not -1) until the
+// worker has moved its child into the job's cgroup. Otherwise it waits on
+// blockFD for the worker's uid maps, and setpriv drops to uid last.
+func (s *Sandbox) bwrapArgs(spec Spec, uid uint32, direct bool, infoFD, blockFD int) []string {
 	args := []string{s.cfg.Bwrap,
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-		"--userns-block-fd", strconv.Itoa(blockFD), "--info-fd", strconv.Itoa(infoFD),
-		"--die-with-parent", "--new-session", "--hostname", "windforce-job",
+		"--info-fd", strconv.Itoa(infoFD), "--die-with-parent", "--new-session", "--hostname", "windforce-job",
+	}
+	switch {
+	case !direct:
+		args = append(args, "--userns-block-fd", strconv.Itoa(blockFD))
+	case blockFD >= 0:
+		args = append(args, "--disable-userns", "--block-fd", strconv.Itoa(blockFD))
+	default:
+		args = append(args, "--disable-userns")
 	}
 	args = append(args, s.system...)
 	// /tmp first: spec paths below the host's /tmp are shown over it.
@@ -82,6 +93,9 @@ func (s *Sandbox) bwrapArgs(spec Spec, uid uint32, infoFD, blockFD int) []string
 	args = append(args, s.hidden(spec, made)...)
 	if spec.Dir != "" {
 		args = append(args, "--chdir", spec.Dir)
+	}
+	if direct {
+		return append(append(args, "--"), spec.Argv...)
 	}
 	id := strconv.FormatUint(uint64(uid), 10)
 	return append(append(args, "--", s.cfg.Setpriv, "--reuid="+id, "--regid="+id, "--clear-groups",

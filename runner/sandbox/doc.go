@@ -20,10 +20,13 @@
 //	                                                  no_new_privs
 //	                                                  └─▶ setpriv --reuid U, no caps ─▶ bun …
 //
-// Inside the user namespace, uid 0 is the worker's own uid (root, or the
-// worker's user), so bubblewrap resolves mount sources with the worker's
-// rights even when WINDFORCE_DIR is 0700 under /root; the job itself runs
-// as U, a uid of its own leased from a range (one per running job, so two
+// That is the start through setpriv. Inside the user namespace, uid 0 is
+// the worker's own uid (root, or the worker's user), so bubblewrap
+// resolves mount sources with the worker's rights even when WINDFORCE_DIR
+// is 0700 under /root. Where the job's uid can reach every path it is
+// shown, a root worker starts bwrap directly as U instead: no uid maps to
+// write, no setpriv, no nested user namespaces (direct.go). Either way the
+// job itself runs as U, a uid of its own leased from a range (one per running job, so two
 // jobs never share one), which is never root and never the worker's as
 // the host kernel sees it. It has no capabilities, cannot remount (the
 // mounts are owned by a namespace it has no rights in; a nested user

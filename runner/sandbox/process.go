@@ -94,12 +94,20 @@ func (s *Sandbox) launch(spec Spec, uid uint32, cg *jobCgroup) (*Process, error)
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	defer blockW.Close()
-	argv := s.bwrapArgs(spec, uid, 3, 4)
+	direct := s.direct(spec)
+	blockFD := 4
+	if direct && cg.v2 {
+		blockFD = -1 // born in its cgroup, mapped by bwrap: nothing to wait for
+	}
+	argv := s.bwrapArgs(spec, uid, direct, 3, blockFD)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = spec.Env, "/"
 	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
 	cmd.ExtraFiles = []*os.File{infoW, blockR}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if direct {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}
+	}
 	cmd.WaitDelay = time.Second
 	if cg.v2 {
 		// cgroup v2: bwrap is born in the job's cgroup (clone3 with
@@ -121,7 +129,11 @@ func (s *Sandbox) launch(spec Spec, uid uint32, cg *jobCgroup) (*Process, error)
 	}
 	p := &Process{cmd: cmd, done: make(chan struct{}), limits: spec.Limits, cg: cg, outer: cmd.Process.Pid}
 	go func() { p.err = cmd.Wait(); close(p.done) }()
-	if err := p.admit(infoR, uid, s.ids); err != nil {
+	ids := s.ids
+	if direct {
+		ids = idMapper{direct: true}
+	}
+	if err := p.admit(infoR, uid, ids); err != nil {
 		_ = cmd.Process.Kill()
 		<-p.done
 		return nil, err

@@ -50,6 +50,7 @@ type Sandbox struct {
 	cg      *cgroups
 	system  []string // bwrap arguments for the host's system directories
 	summary string
+	search  searchCache
 }
 
 // ErrUnavailable wraps every reason a host cannot enforce the sandbox.

@@ -65,9 +65,13 @@ func (p *uidPool) release(uid uint32) {
 type idMapper struct {
 	uid, gid             int
 	newuidmap, newgidmap string // empty for root
+	direct               bool   // bwrap started as the job's uid maps it itself
 }
 
 func (m idMapper) write(pid int, jobID uint32) error {
+	if m.direct {
+		return nil
+	}
 	if m.uid == 0 {
 		maps := fmt.Sprintf("0 0 1\n%d %d 1\n", jobID, jobID)
 		for _, f := range []string{"uid_map", "gid_map"} {

@@ -28,7 +28,8 @@ environ) # any process's environment carrying the worker's secrets
 	done
 	if [ -n "$found" ]; then say true "$found"; else say false "$(ls -d /proc/[0-9]* | wc -l) processes visible"; fi ;;
 identity)
-	printf '{"uid": %s, "gid": %s, "groups": "%s", "status": "%s"}' "$(id -u)" "$(id -g)" "$(id -G)" \
+	nested=false; if unshare -U true 2>/dev/null; then nested=true; fi
+	printf '{"uid": %s, "gid": %s, "groups": "%s", "nested_userns": %s, "status": "%s"}' "$(id -u)" "$(id -g)" "$(id -G)" "$nested" \
 		"$(grep -E '^(NoNewPrivs|CapEff|CapPrm|CapBnd)' /proc/self/status | tr '\t\n' ' ')" >"$WF_RESULT" ;;
 sleep) echo started; sleep "$(arg seconds)"; echo '{"slept": true}' >"$WF_RESULT" ;;
 tmp)
