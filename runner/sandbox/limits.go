@@ -1,7 +1,5 @@
 package sandbox
 
-import "fmt"
-
 // Defaults of DESIGN §6 for the per-job limits a worker enforces.
 const (
 	DefaultMemory = 1 << 30
@@ -42,17 +40,4 @@ func (l Limits) Cap(def, max Limits) Limits {
 		out.CPU = max.CPU
 	}
 	return out
-}
-
-// FormatBytes writes a size the way limits are written in manifests.
-func FormatBytes(n int64) string {
-	for _, u := range []struct {
-		size int64
-		name string
-	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-		if n >= u.size && n%u.size == 0 {
-			return fmt.Sprintf("%d%s", n/u.size, u.name)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/windforce/windforce/internal/bytesize"
 )
 
 // Config configures a Sandbox. Zero values take the defaults.
@@ -108,7 +110,7 @@ func (s *Sandbox) setup() error {
 	}
 	s.system = systemBinds()
 	s.summary = fmt.Sprintf("on: bubblewrap, job uids %d-%d, %s, limits memory %s pids %d cpu %s by default",
-		first, first+count-1, s.cg.describe(), FormatBytes(s.cfg.Defaults.Memory), s.cfg.Defaults.Pids, cpuText(s.cfg.Defaults.CPU))
+		first, first+count-1, s.cg.describe(), bytesize.Format(s.cfg.Defaults.Memory), s.cfg.Defaults.Pids, cpuText(s.cfg.Defaults.CPU))
 	return s.probe()
 }
 
@@ -224,7 +226,7 @@ func (e Exit) Success() bool { return e.Err == nil && e.Code == 0 && !e.OOM }
 func (e Exit) String() string {
 	switch {
 	case e.OOM:
-		return fmt.Sprintf("out of memory (limit %s)", FormatBytes(e.Memory))
+		return fmt.Sprintf("out of memory (limit %s)", bytesize.Format(e.Memory))
 	case e.Err != nil:
 		return "process failed: " + e.Err.Error()
 	case e.Code > 128 && e.Code < 128+65:
