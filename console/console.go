@@ -42,6 +42,10 @@ type Config struct {
 	MaxInputBytes int64
 	// SessionTTL bounds a session; default 12h.
 	SessionTTL time.Duration
+	// LiveHold is how long the job page's live status block waits for
+	// the job's completion before it answers anyway (and asks again);
+	// default 2s. The completion answers it at once.
+	LiveHold time.Duration
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -50,6 +54,10 @@ type Config struct {
 // DefaultMaxInputBytes is the input limit when Config.MaxInputBytes is 0,
 // the API's default.
 const DefaultMaxInputBytes = 1 << 20
+
+// DefaultLiveHold is Config.LiveHold's default: a running job's status
+// shows within it, its end at once.
+const DefaultLiveHold = 2 * time.Second
 
 // DefaultSessionTTL is how long a login lasts when Config.SessionTTL is 0.
 const DefaultSessionTTL = 12 * time.Hour
@@ -75,6 +83,9 @@ func New(cfg Config) (*Console, error) {
 	}
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
+	}
+	if cfg.LiveHold <= 0 {
+		cfg.LiveHold = DefaultLiveHold
 	}
 	c := &Console{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
 	if c.log == nil {

@@ -1,6 +1,8 @@
 package console_test
 
 import (
+	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -414,5 +416,47 @@ func TestLiveFragments(t *testing.T) {
 		}
 		b.post("/w/ws/jobs/"+id+"/cancel", nil).want(http.StatusConflict)
 		b.get("/w/ws/jobs/not-a-uuid").want(http.StatusNotFound)
+	})
+}
+
+// TestJobPageLiveBlockWokenByCompletion: the job page's live status block
+// (hx-get …?hold=1 on load) is held while the job is live and answered
+// by the job's completion, not by a poll: the console's LiveHold is an
+// hour in these tests.
+func TestJobPageLiveBlockWokenByCompletion(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, e *env) {
+		b := e.browser()
+		b.login(adminToken)
+		id := e.enqueue("greet", `{"name":"Ada"}`).String()
+		b.get("/w/ws/jobs/"+id).want(200).contains(`hx-get="/w/ws/jobs/`+id+`?hold=1"`, `hx-trigger="load"`)
+		held := e.browser()
+		held.login(adminToken)
+		type answer struct {
+			status int
+			body   string
+			err    error
+		}
+		got := make(chan answer, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/w/ws/jobs/"+id+"?hold=1", nil)
+			req.Header.Set("HX-Request", "true")
+			req.Header.Set("HX-Target", "job-live")
+			res, err := held.c.Do(req)
+			if err != nil {
+				got <- answer{err: err}
+				return
+			}
+			defer res.Body.Close()
+			data, err := io.ReadAll(res.Body)
+			got <- answer{status: res.StatusCode, body: string(data), err: err}
+		}()
+		b.post("/w/ws/jobs/"+id+"/cancel", nil).want(http.StatusSeeOther)
+		a := <-got
+		if a.err != nil || a.status != 200 || !strings.Contains(a.body, "canceled") || strings.Contains(a.body, "hold=1") {
+			t.Fatalf("held live block: %d %v, want the canceled job with no further refresh:\n%.400s", a.status, a.err, a.body)
+		}
 	})
 }

@@ -100,8 +100,10 @@ func options(clk *clock) apitest.Options {
 			if !ok {
 				return nil, fmt.Errorf("store %T is not a console.Store", s)
 			}
+			// LiveHold longer than any test: a held job page answers only
+			// when the job's completion wakes it.
 			con, err := console.New(console.Config{Store: cs, Syncer: syncer, Secret: secret, AdminToken: adminToken,
-				Now: clk.now, Logger: slog.New(slog.DiscardHandler)})
+				LiveHold: time.Hour, Now: clk.now, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				return nil, err
 			}

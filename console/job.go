@@ -59,18 +59,26 @@ func (c *Console) jobPage(q *req) error {
 	if err != nil {
 		return err
 	}
-	audit, err := c.cfg.Store.Audit(q.r.Context(), j.ID)
-	if err != nil {
-		return err
+	// The live refresh of the status block (htmx, target #job-live, sent
+	// again as soon as it is answered) is held until the job ends — its
+	// completion wakes it — or LiveHold passes, so a finished job shows at
+	// once and a live one is re-read every LiveHold. It does not show the
+	// logs, which follow on their own poller.
+	live := q.r.Header.Get("HX-Target") == "job-live"
+	if live && q.r.URL.Query().Get("hold") == "1" {
+		if j, err = c.awaitEnd(q, j, c.cfg.LiveHold); err != nil {
+			return err
+		}
 	}
-	// The live refresh of the status block (htmx, target #job-live) does
-	// not show the logs, which follow on their own poller: skip reading
-	// them every 2 s.
 	var logs logsData
-	if q.r.Header.Get("HX-Target") != "job-live" {
+	if !live {
 		if logs, err = c.logsAfter(q, j, 0); err != nil {
 			return err
 		}
+	}
+	audit, err := c.cfg.Store.Audit(q.r.Context(), j.ID)
+	if err != nil {
+		return err
 	}
 	d := jobData{Job: j, Events: timeline(j, audit), Duration: jobDuration(j, c.now()), Logs: logs, Live: !j.Status.Terminal()}
 	if src, err := c.cfg.Store.GetSource(q.r.Context(), q.ws, j.Pin.GitSourceID); err == nil {
