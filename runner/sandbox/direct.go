@@ -53,7 +53,7 @@ func (c *searchCache) reachable(p string) bool {
 
 // direct reports whether spec's bwrap may be started as the job's uid.
 func (s *Sandbox) direct(spec Spec) bool {
-	if s.ids.uid != 0 {
+	if s.ids.uid != 0 || s.noDirect {
 		return false // a non-root worker maps subordinate ids through newuidmap
 	}
 	for _, list := range [][]string{spec.ReadOnly, spec.Writable, s.cfg.Shared, {spec.Tmp, spec.Dir}} {

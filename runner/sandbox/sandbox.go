@@ -53,6 +53,9 @@ type Sandbox struct {
 	system  []string // bwrap arguments for the host's system directories
 	summary string
 	search  searchCache
+	// noDirect: the direct start failed its probe; every job goes
+	// through setpriv.
+	noDirect bool
 }
 
 // ErrUnavailable wraps every reason a host cannot enforce the sandbox.
@@ -81,7 +84,7 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if err := s.setup(); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("%w: %w (run the worker with --sandbox=off to run jobs unsandboxed)", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: %w (start with --sandbox=off to run jobs unsandboxed)", ErrUnavailable, err)
 	}
 	return s, nil
 }
@@ -135,8 +138,27 @@ func lookup(path, name, pkg string) (string, error) {
 
 // probe runs /bin/true-like work through the whole path once: a host
 // where any step fails (no user namespaces, no cgroup rights) is found at
-// start, not at the first job.
+// start, not at the first job. A root worker tries the direct start
+// first (direct.go); where that fails (a kernel that lets only root make
+// user namespaces, say) every job goes through setpriv instead.
 func (s *Sandbox) probe() error {
+	if s.ids.uid != 0 {
+		return s.probeOnce()
+	}
+	err := s.probeOnce()
+	if err == nil {
+		return nil
+	}
+	s.noDirect = true
+	if err2 := s.probeOnce(); err2 != nil {
+		return errors.Join(err, err2)
+	}
+	s.log.Warn("jobs start through setpriv: bwrap cannot start as a job's uid here (2-3 ms more per job)", "reason", err)
+	s.summary += "; through setpriv"
+	return nil
+}
+
+func (s *Sandbox) probeOnce() error {
 	dir, err := os.MkdirTemp("", "windforce-sandbox-probe-")
 	if err != nil {
 		return err
