@@ -22,7 +22,11 @@ func countingBun(t *testing.T) (string, func() int) {
 	bun := requireBun(t)
 	dir := t.TempDir()
 	count := filepath.Join(dir, "installs")
-	script := fmt.Sprintf("#!/bin/sh\numask 000\nif [ \"$1\" = install ]; then echo install >>%q; fi\nexec %q \"$@\"\n", count, bun)
+	// An install that starts while another runs records "overlap".
+	busy := filepath.Join(dir, "busy")
+	script := fmt.Sprintf("#!/bin/sh\numask 000\nif [ \"$1\" = install ]; then echo install >>%q\n"+
+		"  if [ -e %q ]; then echo overlap >>%q; fi; touch %q; sleep 0.3; rm -f %q\nfi\nexec %q \"$@\"\n",
+		count, busy, count, busy, busy, bun)
 	wrapper := filepath.Join(dir, "bun")
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -35,6 +39,9 @@ func countingBun(t *testing.T) (string, func() int) {
 	sharedDirs.Store(wrapper, dir)
 	return wrapper, func() int {
 		data, _ := os.ReadFile(count)
+		if strings.Contains(string(data), "overlap") {
+			t.Error("two installs of one workspace ran at once")
+		}
 		return strings.Count(string(data), "install")
 	}
 }
@@ -78,6 +85,30 @@ func TestDepsInstalledOncePerCommit(t *testing.T) {
 	}
 	if n := installs(); n != 1 {
 		t.Fatalf("bun install ran %d times for one commit, want 1", n)
+	}
+}
+
+// TestInstallsOfOneWorkspaceWait: two new commits of one workspace
+// install one after the other (they share the workspace's package cache,
+// which each install's uid gets in turn), and all their jobs succeed.
+func TestInstallsOfOneWorkspaceWait(t *testing.T) {
+	t.Parallel()
+	bun, installs := countingBun(t)
+	h := setup(t, harnessOpts{concurrency: 4, cfg: withBun(bun)})
+	var ids []uuid.UUID
+	for _, c := range []string{"c-one", "c-two"} {
+		h.putFixture("deps", c, map[string]string{"version.txt": c})
+	}
+	for _, c := range []string{"c-one", "c-two", "c-one", "c-two"} {
+		ids = append(ids, h.enqueue(job{commit: c, entry: "main.ts", runtime: "bun", action: "run"}))
+	}
+	for _, id := range ids {
+		if r := decodeDeps(t, h.wait(id, 60*time.Second)); !r.Installed {
+			t.Errorf("job %s: %+v", id, r)
+		}
+	}
+	if n := installs(); n != 2 {
+		t.Fatalf("%d installs for two commits, want 2", n)
 	}
 }
 

@@ -64,6 +64,12 @@ func (r *Runner) install(ctx context.Context, ws, dir string, rt runtimeSpec) er
 	if err != nil {
 		return &InstallError{Command: joinArgs(argv), Err: err}
 	}
+	// The workspace's package cache is given to each install's uid in
+	// turn: two installs of one workspace (two new commits at once) wait
+	// for each other rather than take it from under each other.
+	mu, _ := r.installLocks.LoadOrStore(ws, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
 	home := filepath.Join(r.cfg.installHome(), ws)
 	if err := os.MkdirAll(filepath.Join(home, "tmp"), 0o700); err != nil {
 		return fmt.Errorf("install: %w", err)

@@ -71,6 +71,8 @@ type Runner struct {
 	sandbox *sandbox.Sandbox
 	// removals are job directories being removed; Close waits for them.
 	removals sync.WaitGroup
+	// installLocks serialize the installs of one workspace (install.go).
+	installLocks sync.Map
 }
 
 // New checks cfg, fills its defaults and creates the directories.
