@@ -40,11 +40,15 @@ func (r *Runner) outcome(job *spine.ClaimedJob, rt runtimeSpec, jd *jobDir, exit
 	if exit.OOM {
 		return nil, &Failure{Message: exit.String(), Kind: "out_of_memory"}
 	}
-	if f, err := readErrorFile(jd.errFile); f != nil || err != nil {
-		return nil, errors.Join(f.orNil(), err)
+	f, err := readErrorFile(jd.errFile)
+	if err != nil {
+		return nil, err
+	}
+	if f != nil {
+		return nil, f
 	}
 	if !exit.Success() {
-		f := &Failure{Message: exit.String(), Kind: "exit"}
+		f = &Failure{Message: exit.String(), Kind: "exit"}
 		if lastLine != "" {
 			f.Message += ": " + lastLine
 		}
@@ -58,14 +62,6 @@ func (r *Runner) outcome(job *spine.ClaimedJob, rt runtimeSpec, jd *jobDir, exit
 		return nil, err
 	}
 	return res, nil
-}
-
-// orNil keeps a nil *Failure from becoming a non-nil error.
-func (f *Failure) orNil() error {
-	if f == nil {
-		return nil
-	}
-	return f
 }
 
 // readErrorFile reads {"message","stack"} written by a wrapper; a file
