@@ -301,16 +301,9 @@ func visibleProcesses(t *testing.T, j spine.Job) int {
 
 // processesRunning lists the host's processes whose command line is cmd.
 func processesRunning(cmd string) []string {
-	entries, _ := os.ReadDir("/proc")
 	var out []string
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if c := procCmdline(pid); strings.HasSuffix(c, ":"+cmd) {
-			out = append(out, c)
-		}
+	for _, pid := range hostPids(func(pid int) bool { return strings.HasSuffix(procCmdline(pid), ":"+cmd) }) {
+		out = append(out, procCmdline(pid))
 	}
 	return out
 }

@@ -216,22 +216,26 @@ func newJobTree(id uuid.UUID) jobTree {
 
 // members lists the live (not zombie) processes carrying the marker.
 func (m jobTree) members() []int {
+	return hostPids(func(pid int) bool {
+		p := "/proc/" + strconv.Itoa(pid)
+		stat, err := os.ReadFile(p + "/stat")
+		if err != nil {
+			return false
+		}
+		if i := bytes.LastIndexByte(stat, ')'); i < 0 || len(stat) < i+3 || stat[i+2] == 'Z' || stat[i+2] == 'X' {
+			return false
+		}
+		env, err := os.ReadFile(p + "/environ")
+		return err == nil && (bytes.HasPrefix(env, m.marker) || bytes.Contains(env, append([]byte{0}, m.marker...)))
+	})
+}
+
+// hostPids lists the host's processes for which keep is true.
+func hostPids(keep func(pid int) bool) []int {
 	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		if i := bytes.LastIndexByte(stat, ')'); i < 0 || len(stat) < i+3 || stat[i+2] == 'Z' || stat[i+2] == 'X' {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err == nil && (bytes.HasPrefix(env, m.marker) || bytes.Contains(env, append([]byte{0}, m.marker...))) {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && keep(pid) {
 			pids = append(pids, pid)
 		}
 	}

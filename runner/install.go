@@ -77,8 +77,7 @@ func (r *Runner) install(ctx context.Context, ws, dir string, rt runtimeSpec) er
 	out := &lockedTail{t: tailBuffer{max: maxInstallOutput}}
 	env := append(neutralEnv(), "HOME="+home, "TMPDIR="+filepath.Join(home, "tmp"))
 	spec := sandbox.Spec{Name: "install-" + filepath.Base(dir), Argv: append([]string{exe}, argv[1:]...), Env: env, Dir: dir,
-		ReadOnly: r.runtimeDirs(runtimeSpec{exe: exe}, exe), Writable: []string{dir, home}, Tmp: filepath.Join(home, "tmp"),
-		Limits: r.sandbox.Limits(sandbox.Limits{})}
+		ReadOnly: r.runtimeDirs(runtimeSpec{exe: exe}, exe), Writable: []string{dir, home}, Tmp: filepath.Join(home, "tmp")}
 	r.log.Info("installing dependencies", "dir", dir, "command", joinArgs(argv))
 	exit, err := r.runProcess(ctx, spec, out)
 	if err == nil && !exit.Success() {

@@ -52,10 +52,10 @@ func (r *Runner) run(ctx context.Context, job *spine.ClaimedJob, rt runtimeSpec,
 	return res, err
 }
 
-// limits are the job's pinned limits under the worker's defaults and caps.
+// limits are the job's pinned limits; the sandbox fills and caps them.
 func (r *Runner) limits(job *spine.ClaimedJob) sandbox.Limits {
 	l := job.Pin.Limits
-	return r.sandbox.Limits(sandbox.Limits{Memory: l.Memory, Pids: l.Pids, CPU: l.CPU})
+	return sandbox.Limits{Memory: l.Memory, Pids: l.Pids, CPU: l.CPU}
 }
 
 // runProcess runs spec with its output going to out and returns how it

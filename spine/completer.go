@@ -30,8 +30,6 @@ const (
 type completer struct {
 	w  *Worker
 	in chan outcome
-	// wait is WorkerConfig.BatchWindow, completerWait by default.
-	wait time.Duration
 
 	mu      sync.Mutex
 	pending map[Lease]struct{}
@@ -48,7 +46,7 @@ type outcome struct {
 
 func newCompleter(w *Worker) *completer {
 	c := &completer{
-		w: w, in: make(chan outcome, completerBacklog), wait: w.cfg.BatchWindow,
+		w: w, in: make(chan outcome, completerBacklog),
 		pending: map[Lease]struct{}{}, done: make(chan struct{}),
 	}
 	go c.run()
@@ -92,7 +90,7 @@ func (c *completer) run() {
 			return
 		}
 		batch := []outcome{first}
-		timer.Reset(c.wait)
+		timer.Reset(c.w.cfg.BatchWindow)
 		open := true
 	collect:
 		for open && len(batch) < completerMaxBatch && !c.alone() {

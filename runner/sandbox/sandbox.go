@@ -190,10 +190,6 @@ func (s *Sandbox) Enabled() bool { return !s.cfg.Off }
 // Describe is one line for the worker's start message and /readyz.
 func (s *Sandbox) Describe() string { return s.summary }
 
-// Limits are a job's effective limits: asked (zero fields unset), filled
-// from the worker's defaults and capped by its maximum.
-func (s *Sandbox) Limits(asked Limits) Limits { return asked.Cap(s.cfg.Defaults, s.cfg.Max) }
-
 // Close removes the worker's cgroup directories; call it after every
 // Process has been waited for.
 func (s *Sandbox) Close() {
@@ -218,8 +214,8 @@ type Spec struct {
 	Writable []string
 	// Tmp, when set, is a writable host directory shown as /tmp.
 	Tmp string
-	// Limits are the effective limits (see Sandbox.Limits); zero fields
-	// take the worker's defaults.
+	// Limits are what the job asks for; Start fills unset fields from
+	// the worker's defaults and caps every field by its maximum.
 	Limits Limits
 	// Stdout and Stderr receive the output. An *os.File is handed to the
 	// process as it is (no copy in the worker).
