@@ -3,7 +3,8 @@
 // with the tree it describes.
 //
 //	tree (files of commit C)
-//	  └─ CheckTree: clean paths, no symbolic link pointing outside the tree
+//	  └─ CheckTree: clean paths, no symbolic link leading outside the tree
+//	       (followed through the tree's other links, as the kernel would)
 //	  └─ windforce.yaml ─▶ YAML (unknown fields refused)
 //	       └─ per app: key, entrypoint exists, runtime known, timeout, tag, retry,
 //	            limits
