@@ -34,10 +34,10 @@ func New(s Schedule, now time.Time) (Schedule, error) {
 	if !utf8.Valid(s.Input) || !json.Valid(s.Input) {
 		return Schedule{}, fmt.Errorf("new schedule: %w: input is not valid JSON in UTF-8", spine.ErrInvalid)
 	}
-	if spine.HasNUL(s.Input) {
+	if err := spine.CheckText("input", s.Input); err != nil {
 		// Every tick would be refused by the enqueue (and Postgres refuses
 		// the row): say so now, on both databases.
-		return Schedule{}, fmt.Errorf("new schedule: %w: input holds a NUL character (\\u0000)", spine.ErrInvalid)
+		return Schedule{}, fmt.Errorf("new schedule: %w", err)
 	}
 	id, err := uuid.NewV7()
 	if err != nil {

@@ -37,9 +37,9 @@ func tooLarge(limit int64) *Error {
 	return e
 }
 
-// checkJSON refuses a body that is not one valid JSON value in UTF-8 or
-// that holds a NUL character anywhere (raw or escaped as \u0000): Postgres
-// jsonb refuses NUL, so both databases refuse it up front (400).
+// checkJSON refuses a body that is not one valid JSON value in UTF-8, or
+// that holds text only one database could store (NUL, a lone surrogate
+// escape; spine.CheckText): both databases refuse it up front (400).
 func checkJSON(data []byte) error {
 	if !utf8.Valid(data) {
 		return errorf(http.StatusBadRequest, CodeBadRequest, "request body is not valid UTF-8")
@@ -47,8 +47,8 @@ func checkJSON(data []byte) error {
 	if !json.Valid(data) {
 		return errorf(http.StatusBadRequest, CodeBadRequest, "request body is not valid JSON")
 	}
-	if spine.HasNUL(data) {
-		return errorf(http.StatusBadRequest, CodeBadRequest, "request body holds a NUL character (\\u0000), which windforce refuses")
+	if err := spine.CheckText("request body", data); err != nil {
+		return &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: publicMessage(err), Err: err}
 	}
 	return nil
 }

@@ -77,9 +77,25 @@ func toAPIError(err error) *Error {
 	case errors.Is(err, spine.ErrNotFound), errors.Is(err, catalog.ErrNotFound), errors.Is(err, auth.ErrNotFound):
 		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: err.Error(), Err: err}
 	case errors.Is(err, spine.ErrConflict), errors.Is(err, catalog.ErrConflict):
-		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: err.Error(), Err: err}
+		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: publicMessage(err), Err: err}
 	case errors.Is(err, spine.ErrInvalid):
-		return &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: err.Error(), Err: err}
+		return &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: publicMessage(err), Err: err}
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error", Err: err}
+}
+
+// publicMessage is err's text as a response may show it: a database
+// driver's own text (SQL, constraint and column names, the value it
+// choked on) is never shown; it stays in the chain for the log.
+func publicMessage(err error) string {
+	var pg interface{ SQLState() string } // pgx's *pgconn.PgError
+	var lite interface{ Code() int }      // modernc.org/sqlite's *Error
+	switch {
+	case errors.As(err, &pg), errors.As(err, &lite):
+		if errors.Is(err, spine.ErrConflict) || errors.Is(err, catalog.ErrConflict) {
+			return "the request conflicts with a row that already exists"
+		}
+		return "the database refused a value of the request"
+	}
+	return err.Error()
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -52,8 +51,9 @@ func PrepareEnqueue(p EnqueueParams, now time.Time) (EnqueueParams, error) {
 }
 
 // checkJSON refuses what the databases cannot store faithfully: invalid
-// JSON, invalid UTF-8, and the NUL character (Postgres jsonb refuses
-// \u0000). An empty value becomes null.
+// JSON, invalid UTF-8, the NUL character and lone UTF-16 surrogates
+// (Postgres jsonb refuses both escapes; SQLite would keep them). An empty
+// value becomes null.
 func checkJSON(what string, v json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(v)) == 0 {
 		return json.RawMessage("null"), nil
@@ -64,33 +64,10 @@ func checkJSON(what string, v json.RawMessage) (json.RawMessage, error) {
 	if !json.Valid(v) {
 		return nil, fmt.Errorf("%w: %s is not valid JSON", ErrInvalid, what)
 	}
-	if HasNUL(v) {
-		return nil, fmt.Errorf("%w: %s contains a NUL character", ErrInvalid, what)
+	if err := CheckText(what, v); err != nil {
+		return nil, err
 	}
 	return v, nil
-}
-
-// HasNUL reports whether valid JSON holds NUL in a string or key (raw, or
-// escaped as \u0000), which Postgres's jsonb refuses. It is exact: the text
-// `\\u0000` (an escaped backslash, then "u0000") is no NUL. Most values
-// are decided by a byte scan; only those holding the escape are decoded.
-func HasNUL(v json.RawMessage) bool {
-	if bytes.IndexByte(v, 0) >= 0 {
-		return true
-	}
-	if !bytes.Contains(v, []byte(`\u0000`)) {
-		return false
-	}
-	dec := json.NewDecoder(bytes.NewReader(v))
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		if s, ok := tok.(string); ok && strings.IndexByte(s, 0) >= 0 {
-			return true
-		}
-	}
 }
 
 // CheckResult applies the input rules to a job's result before it is
