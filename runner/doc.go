@@ -22,4 +22,7 @@
 //	                          ▼
 //	   outcome ── error.json → Failure{message, stack}; exit≠0 → Failure;
 //	             result.json: ≤ MaxResultBytes, JSON, output schema → result
+//	                          ▼
+//	   tokenMasker ── WF_TOKEN → [WF_TOKEN] in the result (inside JSON strings,
+//	             however escaped) and the error (message, stack) → the spine
 package runner

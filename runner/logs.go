@@ -90,6 +90,10 @@ func (s *logSink) markTruncated() {
 		return
 	}
 	s.truncated = true
+	// The cap may have cut the token: its start would be stored with the
+	// marker after it, where no mask matches it. flush holds back any
+	// such start, so all of it is still in buf.
+	s.buf = s.buf[:len(s.buf)-tokenStart(string(s.buf), s.token)]
 	s.buf = append(s.buf, fmt.Sprintf("\n[windforce: log truncated: more than %d bytes (WINDFORCE_MAX_LOG_BYTES); further output dropped]\n", s.limit)...)
 }
 
@@ -180,12 +184,29 @@ func holdBack(text, token string) int {
 			break
 		}
 	}
+	return max(keep, tokenStart(text, token))
+}
+
+// tokenStart is the length of the longest tail of text that is the start
+// of token (not all of it), 0 when none is.
+func tokenStart(text, token string) int {
 	for k := min(len(token)-1, len(text)); k > 0; k-- {
 		if strings.HasSuffix(text, token[:k]) {
-			return max(keep, k)
+			return k
 		}
 	}
-	return keep
+	return 0
+}
+
+// tokenEnd is the length of the longest head of text that is the end of
+// token (not all of it), 0 when none is.
+func tokenEnd(text, token string) int {
+	for k := min(len(token)-1, len(text)); k > 0; k-- {
+		if strings.HasPrefix(text, token[len(token)-k:]) {
+			return k
+		}
+	}
+	return 0
 }
 
 // Close writes what is left and stops the flusher; the job's logs are
@@ -196,16 +217,26 @@ func (s *logSink) Close() {
 }
 
 // LastLine is the last non-empty line of the process output, cut to 200
-// bytes, for the message of a failed exit.
+// bytes, for the message of a failed exit. The token is masked before the
+// cut, which could otherwise keep its start where no mask matches; a line
+// that begins where the tail buffer was cut loses any end of a token it
+// begins with.
 func (s *logSink) LastLine() string {
 	s.mu.Lock()
-	text := strings.TrimRight(string(s.tail.buf), "\r\n\t ")
+	text, cut := string(s.tail.buf), s.tail.cut
 	s.mu.Unlock()
+	if cut && s.token != "" {
+		text = text[tokenEnd(text, s.token):]
+	}
+	if s.token != "" {
+		text = strings.ReplaceAll(text, s.token, tokenMask)
+	}
+	text = strings.TrimRight(text, "\r\n\t ")
 	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
 		text = text[i+1:]
 	}
 	if len(text) > 200 {
 		text = text[:200] + "…"
 	}
-	return spine.SafeText(strings.ReplaceAll(text, s.token, tokenMask))
+	return spine.SafeText(text)
 }

@@ -98,3 +98,44 @@ func TestLogSinkMasksTokenAcrossChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestLogSinkMasksTokenCutByCap: when the cap falls inside the token, the
+// start of the token is not stored (no mask could match it).
+func TestLogSinkMasksTokenCutByCap(t *testing.T) {
+	t.Parallel()
+	token := "wf1.secret-token-value.sig"
+	for _, split := range []bool{false, true} {
+		sink, store := newTestSink(20, token)
+		if split { // the cap is reached exactly inside the token, then more comes
+			_, _ = sink.Write([]byte("0123456789wf1.secre"))
+			sink.flush(false)
+			_, _ = sink.Write([]byte("t-token-value.sig and more"))
+		} else {
+			_, _ = sink.Write([]byte("0123456789" + token + " and more"))
+		}
+		sink.Close()
+		got := store.text()
+		if strings.Contains(got, "wf1.") || !strings.HasPrefix(got, "0123456789\n[windforce: log truncated") {
+			t.Fatalf("split %v: stored %q", split, got)
+		}
+	}
+}
+
+// TestLastLineMasksTokenBeforeCut: a failure message built from the last
+// line never holds part of the token, whether the 200-byte cut or the
+// tail buffer's cut falls inside it.
+func TestLastLineMasksTokenBeforeCut(t *testing.T) {
+	t.Parallel()
+	token := "wf1." + strings.Repeat("T", 150) + ".sig"
+	sink, _ := newTestSink(1<<20, token)
+	defer sink.Close()
+	_, _ = sink.Write([]byte("first\n" + strings.Repeat("x", 150) + " " + token + "\n"))
+	if got := sink.LastLine(); strings.Contains(got, "TTT") || !strings.Contains(got, tokenMask) {
+		t.Fatalf("last line %q", got)
+	}
+	// A line longer than the tail buffer, cut inside the token.
+	_, _ = sink.Write([]byte(strings.Repeat("y", 2000) + token + strings.Repeat("z", 1024-20) + "\n"))
+	if got := sink.LastLine(); strings.Contains(got, "TTT") || strings.Contains(got, ".sig") || !strings.HasPrefix(got, "zzz") {
+		t.Fatalf("last line %q", got)
+	}
+}

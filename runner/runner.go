@@ -148,12 +148,21 @@ func (c *Config) jobsDir() string     { return filepath.Join(c.Dir, "jobs") }
 func (c *Config) installHome() string { return filepath.Join(c.commitsDir(), ".install-home") }
 
 // Handle runs one job; it is the spine.Handler of a windforce worker. Its
-// logs are flushed before it returns, while the job is still owned.
+// logs are flushed before it returns, while the job is still owned. The
+// job's WF_TOKEN is masked in what it returns (result and error), as in
+// the logs: the job may print, return or throw its own token.
 func (r *Runner) Handle(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
 	token, err := r.mintToken(job)
 	if err != nil {
 		return nil, err
 	}
+	mask := tokenMasker(token)
+	res, err := r.handle(ctx, job, token)
+	return mask.result(res), mask.err(err)
+}
+
+// handle prepares the commit and the job directory and runs the job.
+func (r *Runner) handle(ctx context.Context, job *spine.ClaimedJob, token string) (json.RawMessage, error) {
 	logs := newLogSink(r.cfg, spine.Lease{JobID: job.ID, ClaimToken: job.ClaimToken}, token)
 	defer logs.Close()
 	rt, err := lookupRuntime(job.Pin.Runtime)
