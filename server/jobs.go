@@ -72,11 +72,21 @@ func (s *Server) runJob(w http.ResponseWriter, r *http.Request, c *caller) (any,
 	}
 	switch {
 	case c.job != nil:
+		if err := s.checkChildDepth(r.Context(), req.Workspace, c.job.JobID); err != nil {
+			return nil, err
+		}
 		req.TriggerKind, req.TriggerRef = spine.TriggerChild, c.job.JobID.String()
 	case strings.EqualFold(r.Header.Get("X-Windforce-Trigger"), "cli"):
 		req.TriggerKind = spine.TriggerCLI
 	case strings.EqualFold(r.Header.Get("X-Windforce-Trigger"), "seed"):
 		req.TriggerKind = spine.TriggerSeed
+	}
+	if rq.wait > 0 {
+		release, err := s.holdWait(c)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 	}
 	res, err := s.cfg.Store.EnqueueAction(r.Context(), req)
 	if err != nil {
@@ -86,6 +96,8 @@ func (s *Server) runJob(w http.ResponseWriter, r *http.Request, c *caller) (any,
 	if rq.wait <= 0 {
 		return &reply{status: http.StatusCreated, body: map[string]any{"id": res.ID.String()}}, nil
 	}
+	// The wait may outlast the server's write timeout; it gets its own.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(rq.wait + time.Minute))
 	return s.wait(r, req.Workspace, res.ID, rq.wait)
 }
 
@@ -162,12 +174,17 @@ func (s *Server) getResult(_ http.ResponseWriter, r *http.Request, _ *caller) (a
 
 // getLogs answers the job's output as text; with ?follow=1 it streams it
 // as server-sent events until the job ends (logs_follow.go).
-func (s *Server) getLogs(w http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
+func (s *Server) getLogs(w http.ResponseWriter, r *http.Request, c *caller) (any, error) {
 	j, err := s.lookup(r)
 	if err != nil {
 		return nil, err
 	}
 	if followRequested(r) {
+		release, err := s.holdFollow(c)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 		return s.followLogs(w, r, j)
 	}
 	chunks, err := s.cfg.Store.Logs(r.Context(), j.ID, 0)

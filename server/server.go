@@ -71,6 +71,20 @@ type Config struct {
 	// Metrics counts enqueues and is served on GET /metrics; nil builds
 	// one over Store (queue gauges only, no worker figures).
 	Metrics *metrics.Metrics
+	// MaxWaiters bounds the ?wait requests one token (or job) holds open
+	// in this process (WINDFORCE_MAX_WAITERS_PER_TOKEN); zero means
+	// DefaultMaxWaiters.
+	MaxWaiters int
+	// MaxFollowers bounds the logs ?follow=1 streams one token (or job)
+	// holds open in this process (WINDFORCE_MAX_FOLLOWERS_PER_TOKEN);
+	// zero means DefaultMaxFollowers.
+	MaxFollowers int
+	// MaxChildDepth bounds how deep child jobs nest
+	// (WINDFORCE_MAX_CHILD_DEPTH); zero means DefaultMaxChildDepth.
+	MaxChildDepth int
+	// MetricsToken, when set, is required as the bearer token of GET
+	// /metrics (WINDFORCE_METRICS_TOKEN); empty serves it to anyone.
+	MetricsToken string
 	// Console is the web console (package console), mounted at "/"; the
 	// API's own routes (/api/, /healthz, /readyz, /metrics) are more
 	// specific patterns and keep precedence. nil serves no console.
@@ -82,6 +96,9 @@ type Server struct {
 	cfg Config
 	log *slog.Logger
 	mux *http.ServeMux
+	// waiters and followers count each caller's open ?wait requests and
+	// log streams (Config.MaxWaiters, MaxFollowers).
+	waiters, followers openCounter
 }
 
 // New builds a server over cfg.Store.
@@ -101,6 +118,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.FollowPoll <= 0 {
 		cfg.FollowPoll = DefaultFollowPoll
 	}
+	cfg.MaxWaiters = orDefault(cfg.MaxWaiters, DefaultMaxWaiters)
+	cfg.MaxFollowers = orDefault(cfg.MaxFollowers, DefaultMaxFollowers)
+	cfg.MaxChildDepth = orDefault(cfg.MaxChildDepth, DefaultMaxChildDepth)
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -110,6 +130,14 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.routes()
 	return s, nil
+}
+
+// orDefault is v, or def when v is not positive.
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Handler is the API's http.Handler.
@@ -160,7 +188,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		s.respond(w, r, map[string]string{"status": "ok"}, nil)
 	})
-	s.mux.Handle("GET /metrics", s.cfg.Metrics.Handler())
+	s.mux.Handle("GET /metrics", MetricsAuth(s.cfg.MetricsToken, s.cfg.Metrics.Handler()))
 	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		v, err := s.ready(r)
 		s.respond(w, r, v, err)
