@@ -26,6 +26,11 @@ import (
 // ErrNotFound means no live token has that hash or id (unknown or revoked).
 var ErrNotFound = errors.New("token not found")
 
+// ErrInvalidID refuses a token record whose id NewToken could not have
+// drawn: ids are lowercase hex, so no stored token can take the
+// bootstrap admin's id (AdminID) and pass for it in the audit.
+var ErrInvalidID = errors.New("token id must be lowercase hex")
+
 // Scope is one permission a token grants in its workspace.
 type Scope string
 
@@ -56,6 +61,18 @@ func (s Scope) Valid() bool {
 	return false
 }
 
+// AdminID is the id of the bootstrap admin token (WINDFORCE_ADMIN_TOKEN),
+// which has no stored row; its actor is "token:admin". Stored ids are hex
+// (CheckID), so none can be "admin".
+const AdminID = "admin"
+
+// ActorPrefix starts the audit identity of an API token: created_by,
+// canceled_by and audit actors record "token:<id>", never the label,
+// which is free text its creator chose (a label "schedule:x" must not
+// pass for the scheduler). Jobs ("job:<id>"), schedules ("schedule:<id>")
+// and signed webhooks ("webhook") record their own prefixes.
+const ActorPrefix = "token:"
+
 // Token is a stored API token without its secret text.
 type Token struct {
 	ID string
@@ -65,6 +82,49 @@ type Token struct {
 	Scopes    []Scope
 	Label     string
 	CreatedAt time.Time
+	// RevokedAt is when the token was revoked; zero while it is live.
+	// Only TokenByID returns revoked tokens.
+	RevokedAt time.Time
+}
+
+// Bootstrap is the bootstrap admin token as a record: every scope in
+// every workspace, id AdminID. hash is the hash of its text, if known.
+func Bootstrap(hash string) Token {
+	return Token{ID: AdminID, Label: "admin", Hash: hash, Workspace: AllWorkspaces,
+		Scopes: []Scope{ScopeRead, ScopeRun, ScopeAdmin, ScopeOperator, ScopeWebhook}}
+}
+
+// Actor is what job rows and the audit record for t: "token:<id>".
+func (t Token) Actor() string { return ActorPrefix + t.ID }
+
+// ActorTokenID returns the token id of an actor "token:<id>"; ok is
+// false for any other actor (a job, a schedule, a webhook).
+func ActorTokenID(actor string) (id string, ok bool) {
+	id, ok = strings.CutPrefix(actor, ActorPrefix)
+	return id, ok && id != ""
+}
+
+// CheckID refuses an id NewToken could not have drawn (ErrInvalidID):
+// the stores call it before storing a token.
+func CheckID(id string) error {
+	if id == "" || strings.Trim(id, "0123456789abcdef") != "" {
+		return fmt.Errorf("token id %q: %w", id, ErrInvalidID)
+	}
+	return nil
+}
+
+// Missing returns the first of scopes that t does not hold in workspace
+// (by Allows) with lacks true; lacks is false when t holds them all. A
+// token may grant only what it holds: an admin holds read, run and
+// webhook but never operator, so only an operator (or the bootstrap admin
+// token) mints operator.
+func (t Token) Missing(workspace string, scopes []Scope) (missing Scope, lacks bool) {
+	for _, s := range scopes {
+		if !t.Allows(workspace, s) {
+			return s, true
+		}
+	}
+	return "", false
 }
 
 // Allows reports whether t grants scope in workspace. Deny by default: a
@@ -91,9 +151,15 @@ type Store interface {
 	// TokenByHash returns the live token with that hash; ErrNotFound for
 	// an unknown or revoked one.
 	TokenByHash(ctx context.Context, hash string) (Token, error)
-	// RevokeToken refuses the token from the next request on; ErrNotFound
-	// when there is no live token with that id.
+	// TokenByID returns the token with that id, revoked or not (RevokedAt
+	// says), so a job's audit identity "token:<id>" can show the label of
+	// a token revoked since; ErrNotFound when there is none.
+	TokenByID(ctx context.Context, id string) (Token, error)
+	// RevokeToken refuses the token from the next request on and ends its
+	// console sessions in the same transaction; ErrNotFound when there is
+	// no live token with that id.
 	RevokeToken(ctx context.Context, id string) error
+	SessionStore
 	// LeaseLive reports whether the job is running in workspace under
 	// claimToken right now: a WF_TOKEN is honored only while its claim is
 	// the job's live lease.

@@ -16,6 +16,7 @@ import (
 var (
 	qAuthCreateToken = mustQuery("auth_create_token")
 	qAuthTokenByHash = mustQuery("auth_token_by_hash")
+	qAuthTokenByID   = mustQuery("auth_token_by_id")
 	qAuthRevokeToken = mustQuery("auth_revoke_token")
 	qAuthLeaseLive   = mustQuery("auth_lease_live")
 )
@@ -24,6 +25,9 @@ var _ auth.Store = (*Store)(nil)
 
 // CreateToken stores an API token by its hash.
 func (s *Store) CreateToken(ctx context.Context, t auth.Token) error {
+	if err := auth.CheckID(t.ID); err != nil {
+		return fmt.Errorf("create token: %w", err)
+	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	_, err := s.pool.Exec(ctx, qAuthCreateToken, pgx.StrictNamedArgs{
@@ -60,15 +64,45 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (auth.Token, error
 	return t, nil
 }
 
-// RevokeToken marks a token revoked; the next request with it is refused.
+// TokenByID returns the token with that id, revoked or not.
+func (s *Store) TokenByID(ctx context.Context, id string) (auth.Token, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, qAuthTokenByID, pgx.StrictNamedArgs{"id": id})
+	if err != nil {
+		return auth.Token{}, fmt.Errorf("look up token %s: %w", id, err)
+	}
+	t, err := pgx.CollectExactlyOneRow(rows, func(r pgx.CollectableRow) (auth.Token, error) {
+		var t auth.Token
+		var scopes string
+		var revoked *time.Time
+		err := r.Scan(&t.ID, &t.Hash, &t.Workspace, &scopes, &t.Label, &t.CreatedAt, &revoked)
+		t.Scopes = auth.SplitScopes(scopes)
+		if revoked != nil {
+			t.RevokedAt = *revoked
+		}
+		return t, err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return auth.Token{}, fmt.Errorf("look up token %s: %w", id, auth.ErrNotFound)
+	}
+	if err != nil {
+		return auth.Token{}, fmt.Errorf("look up token %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// RevokeToken marks a token revoked and ends its console sessions in one
+// statement; the next request with it is refused.
 func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	tag, err := s.pool.Exec(ctx, qAuthRevokeToken, pgx.StrictNamedArgs{"id": id, "now": time.Now()})
+	var n int64
+	err := s.pool.QueryRow(ctx, qAuthRevokeToken, pgx.StrictNamedArgs{"id": id, "now": time.Now()}).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("revoke token %s: %w", id, err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return fmt.Errorf("revoke token %s: %w", id, auth.ErrNotFound)
 	}
 	return nil

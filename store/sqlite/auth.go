@@ -16,6 +16,8 @@ const (
 	qAuthCreateToken query = "auth_create_token"
 	qAuthRevokeToken query = "auth_revoke_token"
 	qAuthTokenByHash query = "auth_token_by_hash"
+	qAuthTokenByID   query = "auth_token_by_id"
+	qAuthEndSessions query = "auth_end_sessions"
 	qAuthLeaseLive   query = "auth_lease_live"
 )
 
@@ -23,6 +25,9 @@ var _ auth.Store = (*Store)(nil)
 
 // CreateToken stores an API token by its hash.
 func (s *Store) CreateToken(ctx context.Context, t auth.Token) error {
+	if err := auth.CheckID(t.ID); err != nil {
+		return fmt.Errorf("create token: %w", err)
+	}
 	err := s.write(ctx, func(w *writeTx) error {
 		_, err := w.exec(ctx, qAuthCreateToken,
 			sql.Named("id", t.ID), sql.Named("token_hash", t.Hash), sql.Named("workspace", t.Workspace),
@@ -59,15 +64,44 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (auth.Token, error
 	return toks[0], nil
 }
 
-// RevokeToken marks a token revoked; the next request with it is refused.
+// TokenByID returns the token with that id, revoked or not.
+func (s *Store) TokenByID(ctx context.Context, id string) (auth.Token, error) {
+	rows, err := s.readerQuery(ctx, qAuthTokenByID, sql.Named("id", id))
+	if err != nil {
+		return auth.Token{}, fmt.Errorf("look up token %s: %w", id, err)
+	}
+	toks, err := collect(rows, func(r *sql.Rows) (auth.Token, error) {
+		var t auth.Token
+		var scopes string
+		var created int64
+		var revoked sql.NullInt64
+		err := r.Scan(&t.ID, &t.Hash, &t.Workspace, &scopes, &t.Label, &created, &revoked)
+		t.Scopes, t.CreatedAt, t.RevokedAt = auth.SplitScopes(scopes), fromMicros(created), timeOrZero(revoked)
+		return t, err
+	})
+	if err != nil {
+		return auth.Token{}, fmt.Errorf("look up token %s: %w", id, err)
+	}
+	if len(toks) == 0 {
+		return auth.Token{}, fmt.Errorf("look up token %s: %w", id, auth.ErrNotFound)
+	}
+	return toks[0], nil
+}
+
+// RevokeToken marks a token revoked and ends its console sessions in the
+// same transaction; the next request with it is refused.
 func (s *Store) RevokeToken(ctx context.Context, id string) error {
 	var n int64
+	now := sql.Named("now", micros(time.Now()))
 	err := s.write(ctx, func(w *writeTx) error {
-		res, err := w.exec(ctx, qAuthRevokeToken, sql.Named("id", id), sql.Named("now", micros(time.Now())))
+		res, err := w.exec(ctx, qAuthRevokeToken, sql.Named("id", id), now)
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
+		if n, err = res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		_, err = w.exec(ctx, qAuthEndSessions, sql.Named("id", id), now)
 		return err
 	})
 	if err != nil {
