@@ -99,7 +99,7 @@ func startPostgresCluster(ctx context.Context, bin, dir, serverURL string, concu
 	if err != nil {
 		return nil, err
 	}
-	const secret, token = "bench-e2e-secret", "bench-e2e-admin"
+	const secret, token = "bench-e2e-secret-0123456789abcdef", "bench-e2e-admin-0123456789abcdefgh"
 	s = &setup{database: "postgres", api: newAPIClient("", token), closers: []func(context.Context) error{drop}}
 	defer func() {
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/windforce/windforce/metrics"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/runner"
+	"github.com/windforce/windforce/server"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store"
 )
@@ -23,6 +24,7 @@ import (
 // its WINDFORCE_* variable (DESIGN §1).
 type workerFlags struct {
 	dbURL, objectCache, dir, tags, secret, url, name, metricsListen string
+	metricsToken                                                    string
 	concurrency                                                     int
 	heartbeat, killGrace, drainGrace, cacheAge                      time.Duration
 	maxResult, maxLog, cacheBytes                                   string
@@ -48,6 +50,7 @@ func parseWorkerFlags(args []string, stderr io.Writer) (*workerFlags, error) {
 	fs.StringVar(&f.secret, "secret", "", "key that signs WF_TOKEN; prefer the variable (WINDFORCE_SECRET)")
 	fs.StringVar(&f.url, "url", "http://127.0.0.1:8080", "API URL given to jobs (WINDFORCE_URL)")
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus /metrics on this address; empty = off (WINDFORCE_METRICS_LISTEN)")
+	fs.StringVar(&f.metricsToken, "metrics-token", "", "bearer token /metrics requires; empty = open; prefer the variable (WINDFORCE_METRICS_TOKEN)")
 	fs.StringVar(&f.name, "name", "", "worker name in job rows; default host-pid-random (WINDFORCE_WORKER_NAME)")
 	f.sandbox = registerSandboxFlags(fs)
 	if err := applyEnv(fs); err != nil {
@@ -58,6 +61,9 @@ func parseWorkerFlags(args []string, stderr io.Writer) (*workerFlags, error) {
 	}
 	if f.secret == "" {
 		return nil, &UsageError{Msg: "worker needs WINDFORCE_SECRET (the key the server verifies WF_TOKEN with)"}
+	}
+	if err := checkSecret("WINDFORCE_SECRET", f.secret); err != nil {
+		return nil, err
 	}
 	if f.concurrency < 1 {
 		return nil, &UsageError{Msg: "--concurrency must be at least 1"}
@@ -98,7 +104,7 @@ func RunWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer closeRunner()
 	if f.metricsListen != "" {
-		stopMetrics, err := serveMetrics(f.metricsListen, m, log)
+		stopMetrics, err := serveMetrics(f.metricsListen, f.metricsToken, m, log)
 		if err != nil {
 			w.Stop()
 			return err
@@ -153,20 +159,22 @@ func (f *workerFlags) runnerConfig() (runner.Config, error) {
 		Secret: []byte(f.secret), URL: f.url, MaxCacheBytes: cacheBytes, MaxCacheAge: f.cacheAge, Sandbox: sb}, nil
 }
 
-// serveMetrics serves m on addr at /metrics until the returned function
-// is called.
-func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (func(), error) {
+// serveMetrics serves m on addr at /metrics (behind token when set) until
+// the returned function is called.
+func serveMetrics(addr, token string, m *metrics.Metrics, log *slog.Logger) (func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics listen on %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", m.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	go func() { _ = srv.Serve(ln) }()
+	mux.Handle("GET /metrics", server.MetricsAuth(token, m.Handler()))
+	srv, wrap := server.NewHTTPServer(mux, server.HTTPConfig{MaxConns: metricsConns, Logger: log})
+	go func() { _ = srv.Serve(wrap(ln)) }()
 	return func() { _ = srv.Close() }, nil
 }
+
+// metricsConns bounds a worker's /metrics connections: scrapers are few.
+const metricsConns = 64
 
 // checkSchema refuses a database whose migrations are behind: workers do
 // not migrate (`windforce migrate` or the server does).

@@ -54,7 +54,7 @@ func TestRunWorkerRunsAJobAndStops(t *testing.T) {
 	go func() {
 		done <- RunWorker(ctx, []string{"--database-url", dbURL, "--object-cache", "file://" + filepath.Join(root, "objects"),
 			"--dir", filepath.Join(root, "wf"), "--tags", "red, blue", "--concurrency", "2", "--heartbeat", "100ms",
-			"--secret", "s", "--max-log-bytes", "64KiB"}, &wOut, &wErr)
+			"--secret", workerSecret, "--max-log-bytes", "64KiB"}, &wOut, &wErr)
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -83,7 +83,7 @@ func TestRunWorkerRunsAJobAndStops(t *testing.T) {
 }
 
 func TestRunWorkerRefusesBadConfig(t *testing.T) {
-	t.Setenv("WINDFORCE_SECRET", "s")
+	t.Setenv("WINDFORCE_SECRET", workerSecret)
 	t.Setenv("WINDFORCE_CONCURRENCY", "many")
 	err := RunWorker(context.Background(), nil, &bytes.Buffer{}, &bytes.Buffer{})
 	if err == nil || ExitCode(err) != 2 || !strings.Contains(err.Error(), "WINDFORCE_CONCURRENCY") {

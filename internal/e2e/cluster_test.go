@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +50,7 @@ func startCluster(t *testing.T) *cluster {
 	bun := requireBun(t)
 	db := testdb.PostgresDatabase(t)
 	common := []string{"WINDFORCE_DATABASE_URL=" + db, "WINDFORCE_OBJECT_CACHE=postgres",
-		"WINDFORCE_SECRET=cluster-secret", "WINDFORCE_ADMIN_TOKEN=cluster-admin"}
+		"WINDFORCE_SECRET=cluster-secret-0123456789abcdefghij", "WINDFORCE_ADMIN_TOKEN=cluster-admin-0123456789abcdefghi", "WINDFORCE_FILE_SOURCES=" + os.TempDir()}
 	if r := cliEnv(t, common, "migrate"); r.code != 0 {
 		t.Fatalf("migrate: %s", r.stderr)
 	}
@@ -57,7 +58,7 @@ func startCluster(t *testing.T) *cluster {
 	for range 2 {
 		p := start(t, common, "server", "--listen", "127.0.0.1:0", "--sync-interval", "0")
 		url := p.line(t, "windforce server listening on ")
-		c.servers = append(c.servers, api{t: t, url: url, token: "cluster-admin"})
+		c.servers = append(c.servers, api{t: t, url: url, token: "cluster-admin-0123456789abcdefghi"})
 	}
 	for i := range 2 {
 		dir := t.TempDir()
