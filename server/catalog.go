@@ -23,8 +23,12 @@ type SourceView struct {
 	Error    string     `json:"error"`
 }
 
+// viewSource shows a source with any credentials in its URL or error
+// redacted: rows stored before such URLs were refused must not show them
+// to every reader.
 func viewSource(src catalog.Source) SourceView {
-	return SourceView{ID: src.ID, URL: src.URL, Branch: src.Branch, Commit: src.Commit, SyncedAt: src.SyncedAt, Error: src.Error}
+	return SourceView{ID: src.ID, URL: source.Redact(src.URL), Branch: src.Branch, Commit: src.Commit,
+		SyncedAt: src.SyncedAt, Error: source.RedactText(src.Error)}
 }
 
 // ActionView is one action of the catalog with its schemas.
@@ -97,7 +101,9 @@ func (s *Server) listSources(_ http.ResponseWriter, r *http.Request, _ *caller) 
 }
 
 // addSource creates (or updates) a source from {"id","url","branch"};
-// it does not sync. A bad id, URL or branch is 422.
+// it does not sync. A bad id, URL or branch, credentials in the URL, or a
+// file:// path outside WINDFORCE_FILE_SOURCES is 422, and nothing is
+// stored.
 func (s *Server) addSource(w http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
 	var body struct {
 		ID     string `json:"id"`
@@ -116,13 +122,10 @@ func (s *Server) addSource(w http.ResponseWriter, r *http.Request, _ *caller) (a
 	if strings.TrimSpace(body.ID) == "" || body.URL == "" {
 		return nil, invalid(errors.New("a source needs an id and a url"))
 	}
-	if err := source.ValidateRemote(body.URL, body.Branch); err != nil {
-		return nil, invalid(err)
-	}
 	src := catalog.Source{Workspace: r.PathValue("ws"), ID: body.ID, URL: body.URL, Branch: body.Branch}
 	if err := s.cfg.Syncer.AddSource(r.Context(), src); err != nil {
-		if errors.Unwrap(err) == nil { // AddSource's own validation: a bad id
-			return nil, invalid(err)
+		if re := (*source.RefusedError)(nil); errors.As(err, &re) {
+			return nil, invalid(re)
 		}
 		return nil, fmt.Errorf("add source: %w", err)
 	}

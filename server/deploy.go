@@ -23,8 +23,8 @@ type deployBody struct {
 // deployApp commits files to the git branch of the source that provides
 // {app}, pushes, and syncs (DESIGN §3: the catalog changes only through
 // sync). It answers like sync, {"commit","apps"}; a bad path is 400, an
-// unknown app 404, a commit the sync refuses 422 with the catalog left as
-// it was.
+// unknown app 404, a source URL the server refuses 422 (nothing pushed), a
+// commit the sync refuses 422 with the catalog left as it was.
 func (s *Server) deployApp(w http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
 	var body deployBody
 	if err := decodeOptional(w, r, s.cfg.MaxInputBytes, &body); err != nil {
@@ -40,6 +40,11 @@ func (s *Server) deployApp(w http.ResponseWriter, r *http.Request, _ *caller) (a
 		return nil, err
 	}
 	res, err := s.cfg.Syncer.Deploy(r.Context(), ws, app.SourceID, req)
+	if re := (*source.RefusedError)(nil); errors.As(err, &re) && !isSyncError(err) {
+		// The source's URL is refused (a file:// path outside
+		// WINDFORCE_FILE_SOURCES): nothing was cloned or pushed.
+		return nil, &Error{Status: http.StatusUnprocessableEntity, Code: CodeInvalidInput, Message: "deploy: " + re.Error(), Err: err}
+	}
 	if errors.Is(err, manifest.ErrInvalid) && !isSyncError(err) {
 		// Refused while writing the files (a path through a symlink).
 		return nil, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: err.Error(), Err: err}

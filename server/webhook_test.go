@@ -43,7 +43,7 @@ func (c *fakeClock) advance(d time.Duration) {
 func (e *env) withClock(t *testing.T, clock *fakeClock) *env {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	api, err := server.New(server.Config{Store: e.db, Syncer: &source.Syncer{Catalog: e.db, Cache: e.cache, Logger: log},
+	api, err := server.New(server.Config{Store: e.db, Syncer: &source.Syncer{Catalog: e.db, Cache: e.cache, Logger: log, AnyFileSource: true},
 		Secret: secret, AdminToken: adminToken, MaxInputBytes: maxInput, Now: clock.Now, Logger: log})
 	if err != nil {
 		t.Fatal(err)

@@ -35,22 +35,24 @@ func (s *Syncer) Deploy(ctx context.Context, workspace, id string, d DeployReque
 	if err != nil {
 		return Result{}, fmt.Errorf("deploy to %s/%s: %w", workspace, id, err)
 	}
-	if err := ValidateRemote(src.URL, src.Branch); err != nil {
+	// Checked again here: a row stored before the rules must not be
+	// cloned or pushed to.
+	remote, g, err := s.CheckRemote(src.URL, src.Branch)
+	if err != nil {
 		return Result{}, fmt.Errorf("deploy to %s/%s: %w", workspace, id, err)
 	}
-	if err := s.commitAndPush(ctx, src.URL, src.Branch, d); err != nil {
+	if err := commitAndPush(ctx, g, remote, src.Branch, d); err != nil {
 		return Result{}, fmt.Errorf("deploy to %s/%s: %w", workspace, id, err)
 	}
 	return s.Sync(ctx, workspace, id)
 }
 
-func (s *Syncer) commitAndPush(ctx context.Context, remote, branch string, d DeployRequest) error {
+func commitAndPush(ctx context.Context, g *Git, remote, branch string, d DeployRequest) error {
 	tmp, err := os.MkdirTemp("", "windforce-deploy-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp) //nolint:errcheck
-	g := s.git()
 	repo := filepath.Join(tmp, "repo")
 	if _, err := g.run(ctx, tmp, "clone", "-q", "--depth=1", "--single-branch", "--branch", branch, "--", remote, repo); err != nil {
 		return err

@@ -50,9 +50,43 @@ func (e *SyncError) Message() string {
 // Unwrap returns the cause.
 func (e *SyncError) Unwrap() error { return e.Err }
 
-// UserError reports whether the source's content is at fault (a bad
-// manifest, a missing schema, an app another source owns): the API answers
-// 422, where a fetch or a database failure is the server's problem.
+// UserError reports whether the source is at fault (a bad manifest, a
+// missing schema, an app another source owns, a URL the server refuses):
+// the API answers 422, where a fetch or a database failure is the
+// server's problem.
 func (e *SyncError) UserError() bool {
-	return errors.Is(e.Err, manifest.ErrInvalid) || errors.Is(e.Err, catalog.ErrConflict)
+	var re *RefusedError
+	return errors.Is(e.Err, manifest.ErrInvalid) || errors.Is(e.Err, catalog.ErrConflict) || errors.As(e.Err, &re)
 }
+
+// ErrCredentialsInURL marks a source URL refused because it would carry
+// credentials (an https user part, a password, a query or a fragment).
+var ErrCredentialsInURL = errors.New("credentials in the source URL")
+
+// ErrFileSourceNotAllowed marks a file:// source outside the folders the
+// server allows (Syncer.FileSources, WINDFORCE_FILE_SOURCES).
+var ErrFileSourceNotAllowed = errors.New("file source not allowed")
+
+// RefusedError is a source refused before git runs with it: a bad id,
+// URL form or branch, credentials in the URL (ErrCredentialsInURL), or a
+// local repository outside the allowed folders (ErrFileSourceNotAllowed).
+// Nothing was stored, fetched or pushed. Its text never holds credentials.
+type RefusedError struct {
+	// URL is the source's URL, redacted; "" when the URL is not at fault.
+	URL string
+	// Reason says what is wrong and what to do instead.
+	Reason string
+	// Err is ErrCredentialsInURL, ErrFileSourceNotAllowed or nil.
+	Err error
+}
+
+// Error reads "source URL https://***@host/r.git: credentials in …".
+func (e *RefusedError) Error() string {
+	if e.URL == "" {
+		return e.Reason
+	}
+	return fmt.Sprintf("source URL %s: %s", e.URL, e.Reason)
+}
+
+// Unwrap returns the kind of refusal, if any.
+func (e *RefusedError) Unwrap() error { return e.Err }

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"time"
 
@@ -36,6 +34,20 @@ type Git struct {
 	Timeout time.Duration
 	// MaxTreeBytes bounds a commit's tree; zero means DefaultMaxTreeBytes.
 	MaxTreeBytes int64
+
+	// protocols is GIT_ALLOW_PROTOCOL for this remote's commands; "" means
+	// file, https and ssh (see forKind).
+	protocols string
+}
+
+// forKind returns a copy of g whose commands may speak only k's protocol:
+// an https source cannot be turned into a read of the server's disk (a
+// file:// submodule, an insteadOf rewrite), and a file source into a
+// network fetch.
+func (g *Git) forKind(k remoteKind) *Git {
+	c := *g
+	c.protocols = string(k)
+	return &c
 }
 
 // GitError is a git command that failed, with what git said.
@@ -56,6 +68,18 @@ func (e *GitError) Error() string {
 
 // Unwrap returns the process error.
 func (e *GitError) Unwrap() error { return e.Err }
+
+// newGitError builds a GitError with every URL in the arguments and in
+// git's message redacted: git echoes the remote ("unable to access
+// 'https://tok@host/…'"), and the error ends up on the source, in API
+// answers and in logs.
+func newGitError(args []string, stderr string, err error) *GitError {
+	shown := make([]string, len(args))
+	for i, a := range args {
+		shown[i] = RedactText(a)
+	}
+	return &GitError{Args: shown, Stderr: RedactText(stderr), Err: err}
+}
 
 // run runs git in dir and returns its stdout.
 func (g *Git) run(ctx context.Context, dir string, args ...string) ([]byte, error) {
@@ -83,9 +107,13 @@ func (g *Git) stream(ctx context.Context, dir string, read func(io.Reader) error
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
+	protocols := g.protocols
+	if protocols == "" {
+		protocols = "file:https:ssh"
+	}
 	cmd.Env = append(os.Environ(),
 		"GIT_TERMINAL_PROMPT=0", // never wait for a password on a server
-		"GIT_ALLOW_PROTOCOL=file:https:ssh",
+		"GIT_ALLOW_PROTOCOL="+protocols,
 		"LC_ALL=C",
 	)
 	cmd.Env = append(cmd.Env, g.Env...)
@@ -94,10 +122,10 @@ func (g *Git) stream(ctx context.Context, dir string, read func(io.Reader) error
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return &GitError{Args: args, Err: err}
+		return newGitError(args, "", err)
 	}
 	if err := cmd.Start(); err != nil {
-		return &GitError{Args: args, Err: err}
+		return newGitError(args, "", err)
 	}
 	readErr := read(stdout)
 	if readErr != nil {
@@ -112,7 +140,7 @@ func (g *Git) stream(ctx context.Context, dir string, read func(io.Reader) error
 		if ctx.Err() != nil {
 			waitErr = fmt.Errorf("%w (after %s)", ctx.Err(), timeout)
 		}
-		return &GitError{Args: args, Stderr: stderr.String(), Err: waitErr}
+		return newGitError(args, stderr.String(), waitErr)
 	}
 	return nil
 }
@@ -125,7 +153,7 @@ func (g *Git) RemoteHead(ctx context.Context, remote, branch string) (string, er
 	}
 	sha, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
 	if sha == "" {
-		return "", fmt.Errorf("branch %q not found on %s", branch, remote)
+		return "", fmt.Errorf("branch %q not found on %s", branch, Redact(remote))
 	}
 	return sha, nil
 }
@@ -205,39 +233,4 @@ func untar(r io.Reader, limit int64) ([]objectcache.File, error) {
 			files = append(files, objectcache.File{Path: h.Name, Mode: fs.ModeSymlink | 0o777, Data: []byte(h.Linkname)})
 		}
 	}
-}
-
-// branchPattern is what a branch name may look like here: a conservative
-// subset of git's rules that can never read as an option.
-var branchPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]*$`)
-
-// ValidateRemote checks a source's URL and branch before anything runs
-// git with them: the URL is file://, https:// or ssh:// without a
-// password (credentials belong in the server's git configuration), and the
-// branch is a plain name.
-func ValidateRemote(remote, branch string) error {
-	u, err := url.Parse(remote)
-	if err != nil {
-		return fmt.Errorf("source URL %q: %w", remote, err)
-	}
-	switch u.Scheme {
-	case "file":
-		if u.Path == "" {
-			return fmt.Errorf("source URL %q: file:// needs a path", remote)
-		}
-	case "https", "ssh":
-		if u.Host == "" || strings.HasPrefix(u.Host, "-") || strings.HasPrefix(u.User.Username(), "-") {
-			return fmt.Errorf("source URL %q: no valid host", remote)
-		}
-	default:
-		return fmt.Errorf("source URL %q: want file://, https:// or ssh://", remote)
-	}
-	if _, has := u.User.Password(); has {
-		return fmt.Errorf("source URL: a password in the URL would be stored and shown; configure a git credential helper or ssh key on the server instead")
-	}
-	if !branchPattern.MatchString(branch) || strings.Contains(branch, "..") ||
-		strings.HasSuffix(branch, "/") || strings.HasSuffix(branch, ".lock") {
-		return fmt.Errorf("branch %q is not a valid branch name", branch)
-	}
-	return nil
 }

@@ -55,7 +55,7 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, e *env)) {
 }
 
 func newEnv(d db, c cachetest.Cache, fc *objectcache.FileCache) *env {
-	return &env{db: d, cache: c, fileCache: fc, syncer: &source.Syncer{Catalog: d, Cache: c}}
+	return &env{db: d, cache: c, fileCache: fc, syncer: &source.Syncer{Catalog: d, Cache: c, AnyFileSource: true}}
 }
 
 // addSource registers repo's remote as source "main".

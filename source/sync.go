@@ -27,6 +27,15 @@ type Syncer struct {
 	// OnSync, when set, is told the outcome of every sync that ran (the
 	// /metrics sync counter); it must not block.
 	OnSync func(err error)
+	// FileSources are the folders (absolute paths) below which file://
+	// sources may be: WINDFORCE_FILE_SOURCES of `windforce server`. Empty
+	// (the zero value) allows none, so one workspace cannot name another's
+	// repository on the server's disk. Checked when a source is added and
+	// again before every sync and deploy.
+	FileSources []string
+	// AnyFileSource allows a file:// source at any path: `windforce dev`,
+	// one person's laptop.
+	AnyFileSource bool
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex
@@ -48,12 +57,33 @@ type Result struct {
 // It does not sync: call Sync.
 func (s *Syncer) AddSource(ctx context.Context, src catalog.Source) error {
 	if src.Workspace == "" || !validID(src.ID) {
-		return fmt.Errorf("add source: workspace is required and id %q must be letters, digits, _ and - (not starting with . or -)", src.ID)
+		return &RefusedError{Reason: fmt.Sprintf("add source: workspace is required and id %q must be letters, digits, _ and - (not starting with . or -)", src.ID)}
 	}
-	if err := ValidateRemote(src.URL, src.Branch); err != nil {
+	if _, _, err := s.CheckRemote(src.URL, src.Branch); err != nil {
 		return fmt.Errorf("add source %s: %w", src.ID, err)
 	}
 	return s.Catalog.PutSource(ctx, src)
+}
+
+// CheckRemote checks a source's URL and branch the way every sync and
+// deploy does (ValidateRemote, then FileSources for a file:// URL) and
+// returns the URL to hand git and the Git that may speak only its
+// protocol. Errors are *RefusedError.
+func (s *Syncer) CheckRemote(raw, branch string) (string, *Git, error) {
+	if err := ValidateRemote(raw, branch); err != nil {
+		return "", nil, err
+	}
+	r, err := parseRemote(raw)
+	if err != nil {
+		return "", nil, err
+	}
+	use := raw
+	if r.kind == kindFile {
+		if use, err = s.localRemote(raw, r.path); err != nil {
+			return "", nil, err
+		}
+	}
+	return use, s.git().forKind(r.kind), nil
 }
 
 func validID(id string) bool {
@@ -97,13 +127,16 @@ func (s *Syncer) sync(ctx context.Context, src catalog.Source) (Result, error) {
 	fail := func(step Step, commit string, err error) (Result, error) {
 		return Result{}, &SyncError{Workspace: src.Workspace, Source: src.ID, Step: step, Commit: commit, Err: err}
 	}
-	if err := ValidateRemote(src.URL, src.Branch); err != nil {
+	// Checked again on every sync: a row stored before the rules, or a
+	// folder moved since, must not be read.
+	remote, g, err := s.CheckRemote(src.URL, src.Branch)
+	if err != nil {
 		return fail(StepFetch, "", err)
 	}
-	if res, ok := s.upToDate(ctx, src); ok {
+	if res, ok := s.upToDate(ctx, g, remote, src); ok {
 		return res, nil
 	}
-	commit, files, err := s.git().Fetch(ctx, src.URL, src.Branch)
+	commit, files, err := g.Fetch(ctx, remote, src.Branch)
 	if err != nil {
 		return fail(StepFetch, "", err)
 	}
@@ -130,11 +163,11 @@ func (s *Syncer) sync(ctx context.Context, src catalog.Source) (Result, error) {
 // upToDate asks the remote for its head without fetching: when the catalog
 // already holds it (and the last sync did not fail) there is nothing to do.
 // Any doubt means "sync".
-func (s *Syncer) upToDate(ctx context.Context, src catalog.Source) (Result, bool) {
+func (s *Syncer) upToDate(ctx context.Context, g *Git, remote string, src catalog.Source) (Result, bool) {
 	if src.Commit == "" || src.Error != "" {
 		return Result{}, false
 	}
-	head, err := s.git().RemoteHead(ctx, src.URL, src.Branch)
+	head, err := g.RemoteHead(ctx, remote, src.Branch)
 	if err != nil || head != src.Commit {
 		return Result{}, false
 	}
@@ -153,6 +186,7 @@ func (s *Syncer) record(ctx context.Context, src catalog.Source, err error) {
 	if errors.As(err, &se) {
 		msg = se.Message()
 	}
+	msg = RedactText(msg) // shown to every reader of the source
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if rerr := s.Catalog.RecordSyncError(ctx, src.Workspace, src.ID, msg); rerr != nil {

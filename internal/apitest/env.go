@@ -138,7 +138,7 @@ func New(t testing.TB, s server.Store, c objectcache.Cache, opts Options) *Env {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	e := &Env{DB: s, Cache: c, Syncer: &source.Syncer{Catalog: s, Cache: c, Logger: log}, Options: opts}
+	e := &Env{DB: s, Cache: c, Syncer: &source.Syncer{Catalog: s, Cache: c, Logger: log, AnyFileSource: true}, Options: opts}
 	cfg := server.Config{Store: s, Syncer: e.Syncer, Secret: opts.Secret, AdminToken: opts.AdminToken,
 		MaxInputBytes: opts.MaxInputBytes, Logger: log, WaitPoll: opts.WaitPoll, FollowPoll: opts.FollowPoll}
 	if opts.Console != nil {

@@ -98,6 +98,7 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer p.store.Close()
+	p.syncer.AnyFileSource = true // one person's laptop: any local repository (DESIGN §10)
 	if err := ensureExample(ctx, dir, p.store, p.syncer, log); err != nil {
 		return err
 	}

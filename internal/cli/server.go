@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/google/uuid"
@@ -78,6 +79,7 @@ func RunServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer p.store.Close()
+	p.syncer.FileSources = source.SplitFileSources(os.Getenv(source.FileSourcesVar))
 	con, err := newConsole(p, f.secret, f.adminToken, maxInput, log)
 	if err != nil {
 		return err

@@ -40,7 +40,7 @@ func TestHelloEndToEnd(t *testing.T) {
 func syncHello(t *testing.T, w *world) string {
 	t.Helper()
 	url, commit := helloRemote(t)
-	sy := &source.Syncer{Catalog: w.db, Cache: w.cache, Logger: quietLogger()}
+	sy := &source.Syncer{Catalog: w.db, Cache: w.cache, Logger: quietLogger(), AnyFileSource: true}
 	if err := sy.AddSource(t.Context(), catalog.Source{Workspace: ws, ID: "hello", URL: url, Branch: "main"}); err != nil {
 		t.Fatalf("add source: %v", err)
 	}
