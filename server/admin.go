@@ -39,7 +39,10 @@ func (s *Server) queueHealth(_ http.ResponseWriter, r *http.Request, _ *caller) 
 
 // createToken creates a token from {"workspace","scopes","label"} and
 // answers its text once ({"token",…}). The caller needs admin in that
-// workspace; a token for every workspace ("*") needs an all-workspace admin.
+// workspace (a token for every workspace, "*", needs an all-workspace
+// admin) and may grant only scopes it holds there itself: admin implies
+// read, run and webhook but not operator, so minting operator takes an
+// operator token or the bootstrap admin token.
 func (s *Server) createToken(w http.ResponseWriter, r *http.Request, c *caller) (any, error) {
 	var body struct {
 		Workspace string       `json:"workspace"`
@@ -56,6 +59,10 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, c *caller) 
 	if err != nil {
 		return nil, &Error{Status: http.StatusUnprocessableEntity, Code: CodeInvalidInput, Message: err.Error(), Err: err}
 	}
+	if scope, lacks := c.token.Missing(tok.Workspace, tok.Scopes); lacks {
+		return nil, errorf(http.StatusForbidden, CodeForbidden,
+			"a token may grant only scopes it holds: this token lacks the %s scope in workspace %q (admin does not imply operator)", scope, tok.Workspace)
+	}
 	if err := s.cfg.Store.CreateToken(r.Context(), tok); err != nil {
 		return nil, err
 	}
@@ -63,7 +70,8 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, c *caller) 
 		"workspace": tok.Workspace, "scopes": tok.Scopes, "label": tok.Label}}, nil
 }
 
-// revokeToken revokes a token by id at once (all-workspace admin only).
+// revokeToken revokes a token by id at once (all-workspace admin only);
+// the store ends the token's console sessions with it.
 func (s *Server) revokeToken(_ http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
 	if err := s.cfg.Store.RevokeToken(r.Context(), r.PathValue("id")); err != nil {
 		return nil, err

@@ -1,8 +1,12 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 )
 
 // TestAuth: deny by default, scopes per workspace, token creation rules
@@ -68,4 +72,91 @@ func TestHealth(t *testing.T) {
 			t.Fatalf("other workspace's health %v", h)
 		}
 	})
+}
+
+// TestTokenGrantsOnlyHeldScopes: a token may mint only scopes it holds.
+// A workspace admin holds read, run and webhook but not operator, so it
+// cannot mint an operator token (reopen is operator-only); an operator
+// admin and the bootstrap admin token can.
+func TestTokenGrantsOnlyHeldScopes(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, e *env) {
+		mint := func(by, body string) *resp { return e.call("POST", "/api/tokens", by, body) }
+		wsAdmin := mint(adminToken, `{"workspace":"ws","scopes":["admin"]}`).want(201).obj()["token"].(string)
+		msg := mint(wsAdmin, `{"workspace":"ws","scopes":["operator"]}`).want(403)
+		if !strings.Contains(string(msg.body), "operator") {
+			t.Fatalf("403 without the missing scope: %s", msg.body)
+		}
+		mint(wsAdmin, `{"workspace":"ws","scopes":["read","operator"]}`).wantError(403, "forbidden")
+		mint(wsAdmin, `{"workspace":"ws","scopes":["read","run","webhook","admin"]}`).want(201)
+
+		opAdmin := mint(adminToken, `{"workspace":"ws","scopes":["admin","operator"]}`).want(201).obj()["token"].(string)
+		op := mint(opAdmin, `{"workspace":"ws","scopes":["operator"]}`).want(201).obj()["token"].(string)
+		// The minted operator token works where operator is needed: a
+		// reopen of a waiting job is a 409, not a 403.
+		id := e.call("POST", "/api/w/ws/jobs/run/hello/greet", adminToken, `{"name":"A"}`).want(201).obj()["id"].(string)
+		e.call("POST", "/api/w/ws/jobs/"+id+"/reopen", op, `{}`).wantError(409, "conflict")
+
+		allAdmin := mint(adminToken, `{"workspace":"*","scopes":["admin"]}`).want(201).obj()["token"].(string)
+		mint(allAdmin, `{"workspace":"ws","scopes":["operator"]}`).wantError(403, "forbidden")
+		mint(adminToken, `{"workspace":"*","scopes":["operator"]}`).want(201)
+	})
+}
+
+// TestAuditIdentityIsTokenID: created_by, canceled_by and the audit
+// actor record "token:<id>", never the free-text label, so a token
+// labelled like the scheduler or the admin cannot pass for them; the
+// label is shown beside it in the job view, still after revocation.
+func TestAuditIdentityIsTokenID(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, e *env) {
+		for _, label := range []string{"schedule:x", "admin", "token:admin"} {
+			body := fmt.Sprintf(`{"workspace":"ws","scopes":["run","read"],"label":%q}`, label)
+			minted := e.call("POST", "/api/tokens", adminToken, body).want(201).obj()
+			tok, by := minted["token"].(string), "token:"+minted["id"].(string)
+			id := e.call("POST", "/api/w/ws/jobs/run/hello/greet", tok, `{"name":"A"}`).want(201).obj()["id"].(string)
+			e.call("POST", "/api/w/ws/jobs/"+id+"/cancel", tok, `{"reason":"r"}`).want(200)
+			job := e.call("GET", "/api/w/ws/jobs/"+id, tok, "").want(200).obj()
+			if job["created_by"] != by || job["canceled_by"] != by ||
+				job["created_by_label"] != label || job["canceled_by_label"] != label {
+				t.Fatalf("label %q: job by %v (%v), canceled by %v (%v); want %s", label,
+					job["created_by"], job["created_by_label"], job["canceled_by"], job["canceled_by_label"], by)
+			}
+			audit, err := e.db.Audit(t.Context(), uuid.MustParse(id))
+			if err != nil || len(audit) != 1 || audit[0].By != by {
+				t.Fatalf("label %q: audit %+v %v, want one entry by %s", label, audit, err, by)
+			}
+			e.call("DELETE", "/api/tokens/"+minted["id"].(string), adminToken, "").want(200)
+			if job := e.call("GET", "/api/w/ws/jobs/"+id, adminToken, "").want(200).obj(); job["created_by_label"] != label {
+				t.Fatalf("label of a revoked token: %v", job)
+			}
+		}
+		// The bootstrap admin is token:admin, labelled admin.
+		id := e.call("POST", "/api/w/ws/jobs/run/hello/greet", adminToken, `{"name":"A"}`).want(201).obj()["id"].(string)
+		if job := e.call("GET", "/api/w/ws/jobs/"+id, adminToken, "").want(200).obj(); job["created_by"] != "token:admin" ||
+			job["created_by_label"] != "admin" {
+			t.Fatalf("bootstrap admin's job %v", job)
+		}
+	})
+}
+
+// TestBearerScheme: the Authorization scheme matches in any case (RFC
+// 7235); another scheme is a 401 that names Bearer and never echoes the
+// header's value.
+func TestBearerScheme(t *testing.T) {
+	t.Parallel()
+	e := newSQLiteEnv(t)
+	for _, h := range []string{"Bearer " + adminToken, "bearer " + adminToken, "BEARER " + adminToken, "bEaReR   " + adminToken + " "} {
+		e.send("GET", "/api/w/ws/apps", "", nil, 0, "Authorization", h).want(200)
+	}
+	for _, h := range []string{"Basic " + adminToken, adminToken, "Token " + adminToken} {
+		r := e.send("GET", "/api/w/ws/apps", "", nil, 0, "Authorization", h)
+		r.wantError(401, "unauthorized")
+		if !strings.Contains(string(r.body), "Bearer") || strings.Contains(string(r.body), adminToken) {
+			t.Fatalf("%q answered %s, want a message naming Bearer without the token", h, r.body)
+		}
+	}
+	// The webhook route reads the header the same way.
+	e.send("POST", "/api/w/ws/webhooks/hello/greet", "", strings.NewReader(`{"name":"A"}`), 12,
+		"Authorization", "bearer "+adminToken, "Content-Type", "application/json").want(201)
 }

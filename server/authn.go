@@ -23,15 +23,16 @@ type caller struct {
 	job *wftoken.Claims
 }
 
-// name is what the job rows record as created_by or canceled_by.
+// name is the caller's audit identity: what job rows record as created_by
+// or canceled_by and the audit as actor. A token is "token:<id>" (the
+// bootstrap admin "token:admin"), never its label: the label is free text
+// its creator chose, and one reading "schedule:x" or "admin" would pass
+// for someone else. The label is shown beside it (JobView's *_label).
 func (c *caller) name() string {
 	if c.job != nil {
 		return "job:" + c.job.JobID.String()
 	}
-	if c.token.Label != "" {
-		return c.token.Label
-	}
-	return "token:" + c.token.ID
+	return c.token.Actor()
 }
 
 // jobAccess says what a WF_TOKEN may do on a route; API tokens ignore it.
@@ -59,15 +60,13 @@ type route struct {
 // authenticate finds the caller of r. Deny by default: no token, an
 // unknown or revoked one, or a job token whose claim ended is 401.
 func (s *Server) authenticate(r *http.Request) (*caller, error) {
-	h := r.Header.Get("Authorization")
-	text, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok || strings.TrimSpace(text) == "" {
-		return nil, errorf(http.StatusUnauthorized, CodeUnauthorized, "missing bearer token (Authorization: Bearer TOKEN)")
+	text, err := bearer(r.Header.Get("Authorization"))
+	if err != nil {
+		return nil, err
 	}
-	text = strings.TrimSpace(text)
 	if s.cfg.AdminToken != "" && subtle.ConstantTimeCompare([]byte(text), []byte(s.cfg.AdminToken)) == 1 {
-		return &caller{token: &auth.Token{ID: "admin", Label: "admin", Workspace: auth.AllWorkspaces,
-			Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeRun, auth.ScopeAdmin, auth.ScopeOperator}}}, nil
+		admin := auth.Bootstrap("")
+		return &caller{token: &admin}, nil
 	}
 	if strings.HasPrefix(text, "wf1.") {
 		claims, err := wftoken.Verify(s.cfg.Secret, text, s.now())
@@ -84,6 +83,27 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 		return nil, fmt.Errorf("authenticate: %w", err)
 	}
 	return &caller{token: &tok}, nil
+}
+
+// bearer reads the token of an Authorization header. The scheme is
+// matched in any case (RFC 7235: "bearer" and "BEARER" are Bearer); any
+// other scheme is refused by name, so a client sending Basic learns what
+// to send instead. The header's value is never echoed: a client that
+// forgot the scheme would see its token in the error.
+func bearer(h string) (string, error) {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return "", errorf(http.StatusUnauthorized, CodeUnauthorized, "missing bearer token (Authorization: Bearer TOKEN)")
+	}
+	scheme, text, _ := strings.Cut(h, " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", errorf(http.StatusUnauthorized, CodeUnauthorized,
+			"unsupported Authorization scheme: the API takes only Bearer tokens (Authorization: Bearer TOKEN)")
+	}
+	if text = strings.TrimSpace(text); text == "" {
+		return "", errorf(http.StatusUnauthorized, CodeUnauthorized, "missing bearer token (Authorization: Bearer TOKEN)")
+	}
+	return text, nil
 }
 
 // authorize checks that c may use rt on r. Known callers without the

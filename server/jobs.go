@@ -156,7 +156,7 @@ func (s *Server) getJob(_ http.ResponseWriter, r *http.Request, _ *caller) (any,
 	if err != nil {
 		return nil, err
 	}
-	return ViewJob(j), nil
+	return s.viewJobLabeled(r.Context(), j)
 }
 
 // getResult answers 200 with the outcome of a finished job, 202 {"status"}

@@ -57,7 +57,7 @@ func TestJobEndpoints(t *testing.T) {
 			t.Fatalf("result of a canceled job %v", r)
 		}
 		job = e.call("GET", "/api/w/ws/jobs/"+id, adminToken, "").want(200).obj()
-		if job["canceled_by"] != "admin" || job["canceled_reason"] != "not needed" || job["completed_at"] == nil {
+		if job["canceled_by"] != "token:admin" || job["canceled_by_label"] != "admin" || job["canceled_reason"] != "not needed" || job["completed_at"] == nil {
 			t.Fatalf("canceled job %v", job)
 		}
 		// Reopen: operator only; a canceled job needs force.

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
+	"github.com/windforce/windforce/auth"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -43,6 +45,12 @@ type JobView struct {
 	// Limits are the pinned manifest limits (memory in bytes, pids, cpu in
 	// cores), before the worker caps them; absent when none is set.
 	Limits *spine.Limits `json:"limits,omitempty"`
+	// CreatedByLabel and CanceledByLabel are the labels of the tokens in
+	// CreatedBy and CanceledBy ("token:<id>"), shown beside the audit
+	// identity, never in its place. Only GET …/jobs/{id} fills them;
+	// omitted when empty (not a token, no label).
+	CreatedByLabel  string `json:"created_by_label,omitempty"`
+	CanceledByLabel string `json:"canceled_by_label,omitempty"`
 }
 
 // ViewJob renders j in the API shape.
@@ -59,6 +67,21 @@ func ViewJob(j spine.Job) JobView {
 		CanceledBy: j.CanceledBy, CanceledReason: j.CanceledReason,
 		Limits: limitsOrNil(j.Pin.Limits),
 	}
+}
+
+// viewJobLabeled is ViewJob with the labels of the tokens in created_by
+// and canceled_by, read from their token records (revoked ones too). Job
+// lists leave them out rather than look up a token per row.
+func (s *Server) viewJobLabeled(ctx context.Context, j spine.Job) (JobView, error) {
+	v := ViewJob(j)
+	var err error
+	if v.CreatedByLabel, err = auth.ActorLabel(ctx, s.cfg.Store, j.CreatedBy); err != nil {
+		return JobView{}, err
+	}
+	if v.CanceledByLabel, err = auth.ActorLabel(ctx, s.cfg.Store, j.CanceledBy); err != nil {
+		return JobView{}, err
+	}
+	return v, nil
 }
 
 // limitsOrNil drops limits that set nothing, so the field is omitted.

@@ -43,7 +43,7 @@ func TestRequeueWaitingJob(t *testing.T) {
 			t.Fatalf("requeue answered %v", out)
 		}
 		was := e.call("GET", "/api/w/ws/jobs/"+old, adminToken, "").want(http.StatusOK).obj()
-		if was["status"] != "canceled" || was["canceled_by"] != "admin" ||
+		if was["status"] != "canceled" || was["canceled_by"] != "token:admin" ||
 			!strings.Contains(was["canceled_reason"].(string), id) || was["commit_sha"] != e.sync1["commit"] {
 			t.Fatalf("old job after requeue: %v", was)
 		}

@@ -68,18 +68,20 @@ func TestRunRefused(t *testing.T) {
 }
 
 // TestRunEnqueues: a good request answers 201 {"id"} and records the
-// trigger kind (api, or cli with the header) and the token's label.
+// trigger kind (api, or cli with the header) and the token's id as
+// created_by, its label beside it.
 func TestRunEnqueues(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
-		run := e.call("POST", "/api/tokens", adminToken, `{"workspace":"ws","scopes":["run","read"],"label":"ci-bot"}`).want(http.StatusCreated).obj()["token"].(string)
+		minted := e.call("POST", "/api/tokens", adminToken, `{"workspace":"ws","scopes":["run","read"],"label":"ci-bot"}`).want(http.StatusCreated).obj()
+		run, by := minted["token"].(string), "token:"+minted["id"].(string)
 		res := e.call("POST", "/api/w/ws/jobs/run/hello/greet?priority=7", run, `{"name":"Ada"}`).want(http.StatusCreated).obj()
 		if len(res) != 1 || res["id"] == "" {
 			t.Fatalf("run answered %v, want {\"id\"}", res)
 		}
 		job := e.call("GET", "/api/w/ws/jobs/"+res["id"].(string), run, "").want(http.StatusOK).obj()
-		if job["trigger_kind"] != "api" || job["created_by"] != "ci-bot" || job["status"] != "queued" || job["priority"].(interface{ String() string }).String() != "7" {
-			t.Fatalf("job %v: want api trigger by ci-bot, queued, priority 7", job)
+		if job["trigger_kind"] != "api" || job["created_by"] != by || job["created_by_label"] != "ci-bot" || job["status"] != "queued" || job["priority"].(interface{ String() string }).String() != "7" {
+			t.Fatalf("job %v: want api trigger by %s (ci-bot), queued, priority 7", job, by)
 		}
 		cli := e.call("POST", "/api/w/ws/jobs/run/hello/greet", run, `{"name":"Bob"}`, "X-Windforce-Trigger", "cli").want(http.StatusCreated).obj()
 		job = e.call("GET", "/api/w/ws/jobs/"+cli["id"].(string), run, "").want(http.StatusOK).obj()
