@@ -88,6 +88,11 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	for _, sec := range []struct{ name, v string }{{"WINDFORCE_SECRET", f.secret}, {"WINDFORCE_ADMIN_TOKEN", f.adminToken}} {
+		if err := checkSecret(sec.name, sec.v); err != nil { // dev's own are long; a given one may not be
+			log.Warn("weak secret: fine on a laptop, refused by windforce server", "err", err)
+		}
+	}
 	warnWithoutBun(stderr)
 	sf := &serverFlags{listen: f.listen, dbURL: "sqlite://" + filepath.Join(dir, "windforce.db"),
 		objectCache: "file://" + filepath.Join(dir, "objects"), secret: f.secret, adminToken: f.adminToken,
@@ -143,7 +148,7 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "job sandbox %s\n", sandboxLine)
 	printDevBanner(stdout, base, f.adminToken)
-	return serve(ctx, ln, api.Handler(), io.Discard, log, w.Stop)
+	return serve(ctx, ln, api.Handler(), 0, io.Discard, log, w.Stop)
 }
 
 // privateDevDir makes dir searchable by other users (so the job sandbox

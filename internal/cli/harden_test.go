@@ -74,3 +74,18 @@ func TestWorkerRefusesWeakSecret(t *testing.T) {
 		t.Fatalf("worker with a 1-byte secret: %v", err)
 	}
 }
+// TestServerRefusesWeakSecrets: `windforce server` refuses a secret or an
+// admin token under 32 bytes, from a flag or a variable, naming which.
+func TestServerRefusesWeakSecrets(t *testing.T) {
+	if _, err := parseServerFlags([]string{"--secret", "x"}, io.Discard); err == nil || !strings.Contains(err.Error(), "WINDFORCE_SECRET is 1 bytes") {
+		t.Errorf("server with a 1-byte secret: %v", err)
+	}
+	t.Setenv("WINDFORCE_ADMIN_TOKEN", "a")
+	if _, err := parseServerFlags(nil, io.Discard); err == nil || !strings.Contains(err.Error(), "WINDFORCE_ADMIN_TOKEN is 1 bytes") {
+		t.Errorf("server with a 1-byte admin token: %v", err)
+	}
+	t.Setenv("WINDFORCE_ADMIN_TOKEN", workerSecret)
+	if _, err := parseServerFlags([]string{"--secret", workerSecret}, io.Discard); err != nil {
+		t.Errorf("server with long secrets: %v", err)
+	}
+}

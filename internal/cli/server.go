@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,8 +27,10 @@ import (
 // its WINDFORCE_* variable (DESIGN §1).
 type serverFlags struct {
 	listen, dbURL, objectCache, secret, adminToken, maxInput        string
+	fileSources                                                     string
 	syncInterval, retention, zombieTimeout, reaperInterval, maxWait time.Duration
 	restartLimit                                                    int
+	limits                                                          apiLimits
 }
 
 func parseServerFlags(args []string, stderr io.Writer) (*serverFlags, error) {
@@ -48,6 +49,8 @@ func parseServerFlags(args []string, stderr io.Writer) (*serverFlags, error) {
 	fs.DurationVar(&f.reaperInterval, "reaper-interval", 15*time.Second, "reaper pass interval (WINDFORCE_REAPER_INTERVAL)")
 	fs.IntVar(&f.restartLimit, "restart-limit", 3, "restarts of a job whose worker died before it fails (WINDFORCE_RESTART_LIMIT)")
 	fs.DurationVar(&f.maxWait, "max-wait", server.DefaultMaxWait, "longest ?wait= on run (WINDFORCE_MAX_WAIT)")
+	fs.StringVar(&f.fileSources, "file-sources", "", "folders whose git repositories file:// sources may name, : or , separated; empty = none (WINDFORCE_FILE_SOURCES)")
+	addAPILimitFlags(fs, &f.limits)
 	if err := applyEnv(fs); err != nil {
 		return nil, err
 	}
@@ -56,6 +59,17 @@ func parseServerFlags(args []string, stderr io.Writer) (*serverFlags, error) {
 	}
 	if f.restartLimit < 0 || f.zombieTimeout <= 0 || f.reaperInterval <= 0 || f.retention <= 0 {
 		return nil, &UsageError{Msg: "--zombie-timeout, --reaper-interval and --retention must be positive, --restart-limit at least 0"}
+	}
+	if err := f.limits.check(); err != nil {
+		return nil, err
+	}
+	if err := source.CheckFileSources(source.SplitFileSources(f.fileSources)); err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	for _, sec := range []struct{ name, v string }{{"WINDFORCE_SECRET", f.secret}, {"WINDFORCE_ADMIN_TOKEN", f.adminToken}} {
+		if err := checkSecret(sec.name, sec.v); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }
@@ -79,13 +93,15 @@ func RunServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer p.store.Close()
-	p.syncer.FileSources = source.SplitFileSources(os.Getenv(source.FileSourcesVar))
+	p.syncer.FileSources = source.SplitFileSources(f.fileSources)
 	con, err := newConsole(p, f.secret, f.adminToken, maxInput, log)
 	if err != nil {
 		return err
 	}
-	api, err := server.New(server.Config{Store: p.store, Syncer: p.syncer, Metrics: p.metrics, Console: con, Secret: []byte(f.secret),
-		AdminToken: f.adminToken, MaxInputBytes: maxInput, MaxWait: f.maxWait, Logger: log})
+	cfg := server.Config{Store: p.store, Syncer: p.syncer, Metrics: p.metrics, Console: con, Secret: []byte(f.secret),
+		AdminToken: f.adminToken, MaxInputBytes: maxInput, MaxWait: f.maxWait, Logger: log}
+	f.limits.apply(&cfg)
+	api, err := server.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -99,7 +115,7 @@ func RunServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer stop()
-	return serve(ctx, ln, api.Handler(), stdout, log, nil)
+	return serve(ctx, ln, api.Handler(), f.limits.maxConns, stdout, log, nil)
 }
 
 // apiParts are what a server process is built from: the store, the
@@ -193,21 +209,21 @@ func startServices(ctx context.Context, f *serverFlags, p *apiParts, log *slog.L
 }
 
 // serve serves h on ln until ctx ends, then shuts down: no new
-// connections, in-flight requests get shutdownGrace.
+// connections, in-flight requests get shutdownGrace. Connections are
+// bounded to maxConns (0: from the open-file limit, raised first).
 //
 // beforeShutdown, when set, runs once ctx has ended and before the HTTP
 // server stops: dev stops its worker there, so jobs finishing during the
 // drain can still reach the API (child enqueues, their own job).
-func serve(ctx context.Context, ln net.Listener, h http.Handler, stdout io.Writer, log *slog.Logger, beforeShutdown func()) error {
+func serve(ctx context.Context, ln net.Listener, h http.Handler, maxConns int, stdout io.Writer, log *slog.Logger, beforeShutdown func()) error {
 	// Request contexts end when shutdown starts, so ?wait long-polls answer
 	// 202 at once instead of holding the shutdown.
 	base, endRequests := context.WithCancel(context.WithoutCancel(ctx))
 	defer endRequests()
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return base },
-		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	srv, wrap := httpServer(h, maxConns, log)
+	srv.BaseContext = baseContextOf(base)
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() { done <- srv.Serve(wrap(ln)) }()
 	fmt.Fprintf(stdout, "windforce server listening on http://%s\n", ln.Addr())
 	select {
 	case err := <-done:

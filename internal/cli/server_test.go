@@ -22,7 +22,7 @@ func TestRunServerServesAndStops(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- RunServer(ctx, []string{"--listen", "127.0.0.1:0", "--database-url", "sqlite://" + filepath.Join(root, "wf.db"),
-			"--object-cache", "file://" + filepath.Join(root, "objects"), "--admin-token", "boot", "--sync-interval", "0"}, outW, io.Discard)
+			"--object-cache", "file://" + filepath.Join(root, "objects"), "--admin-token", bootToken, "--sync-interval", "0"}, outW, io.Discard)
 		outW.Close()
 	}()
 	line, err := bufio.NewReader(outR).ReadString('\n')
@@ -49,7 +49,7 @@ func TestRunServerServesAndStops(t *testing.T) {
 	if c := get("/readyz", ""); c != 200 {
 		t.Fatalf("readyz %d", c)
 	}
-	if c := get("/api/w/ws/apps", "boot"); c != 200 {
+	if c := get("/api/w/ws/apps", bootToken); c != 200 {
 		t.Fatalf("apps with the admin token %d", c)
 	}
 	if c := get("/api/w/ws/apps", ""); c != 401 {
@@ -75,3 +75,6 @@ func TestServerFlagsFromEnv(t *testing.T) {
 		t.Fatalf("bad variable: %v", err)
 	}
 }
+
+// bootToken is the bootstrap admin token of the server tests.
+const bootToken = "boot-token-of-at-least-32-bytes-0123"
