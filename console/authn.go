@@ -18,13 +18,19 @@ type user struct {
 	sess  session
 }
 
-// name is what job rows record as created_by or canceled_by, the same
-// as the API records for that token.
-func (u *user) name() string {
+// name is what job rows record as created_by or canceled_by and the audit
+// as actor: "token:<id>", exactly as the API records for that token, never
+// its free-text label (a label "schedule:x" must not pass for the
+// scheduler).
+func (u *user) name() string { return u.token.Actor() }
+
+// display is how the layout names the user: the label they chose, else
+// the token's audit identity.
+func (u *user) display() string {
 	if u.token.Label != "" {
 		return u.token.Label
 	}
-	return "token:" + u.token.ID
+	return u.name()
 }
 
 // allWorkspaces reports whether the token is valid in every workspace.
@@ -46,17 +52,11 @@ func (q *req) can(scope auth.Scope) bool { return q.u.token.Allows(q.ws, scope) 
 // render or a redirect) or returns an error that errorPage renders.
 type pageFunc func(q *req) error
 
-// adminToken is the bootstrap admin as a token record.
-func adminToken(hash string) auth.Token {
-	return auth.Token{ID: "admin", Label: "admin", Hash: hash, Workspace: auth.AllWorkspaces,
-		Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeRun, auth.ScopeAdmin, auth.ScopeOperator}}
-}
-
 // lookup finds the live token of hash: the bootstrap admin token or a
 // stored one. auth.ErrNotFound for an unknown or revoked token.
 func (c *Console) lookup(r *http.Request, hash string) (auth.Token, error) {
 	if c.isAdminHash(hash) {
-		return adminToken(hash), nil
+		return auth.Bootstrap(hash), nil
 	}
 	tok, err := c.cfg.Store.TokenByHash(r.Context(), hash)
 	if err != nil {
@@ -65,8 +65,11 @@ func (c *Console) lookup(r *http.Request, hash string) (auth.Token, error) {
 	return tok, nil
 }
 
-// authenticate reads the session and looks its token up again. nil, nil
-// means "not logged in" (no cookie, a bad one, or a revoked token).
+// authenticate reads the session cookie, its server-side row and the
+// row's token, all again for this request. nil, nil means "not logged
+// in": no cookie, a bad or expired one, a session ended by logout or
+// revocation (every copy of the cookie is refused from then on), or a
+// revoked token.
 func (c *Console) authenticate(w http.ResponseWriter, r *http.Request) (*user, error) {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {
@@ -77,8 +80,16 @@ func (c *Console) authenticate(w http.ResponseWriter, r *http.Request) (*user, e
 		clearSession(w, r)
 		return nil, nil
 	}
-	tok, err := c.lookup(r, s.Hash)
-	if errors.Is(err, auth.ErrNotFound) {
+	row, err := c.cfg.Store.SessionByHash(r.Context(), auth.Hash(s.ID))
+	if errors.Is(err, auth.ErrSessionNotFound) || (err == nil && !row.Live(c.now())) {
+		clearSession(w, r)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("look up session: %w", err)
+	}
+	tok, err := c.lookup(r, row.TokenHash)
+	if errors.Is(err, auth.ErrNotFound) || (err == nil && tok.ID != row.TokenID) {
 		clearSession(w, r)
 		return nil, nil
 	}

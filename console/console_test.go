@@ -253,7 +253,7 @@ func TestRunForm(t *testing.T) {
 		}
 		id := uuid.MustParse(strings.TrimPrefix(p.location, "/w/ws/jobs/"))
 		j := e.job(id)
-		if j.TriggerKind != spine.TriggerManual || string(j.Input) != `{"name":"Grace"}` || j.CreatedBy != "admin" {
+		if j.TriggerKind != spine.TriggerManual || string(j.Input) != `{"name":"Grace"}` || j.CreatedBy != "token:admin" {
 			t.Fatalf("manual run: trigger %s input %s by %s", j.TriggerKind, j.Input, j.CreatedBy)
 		}
 		raw := b.post("/w/ws/apps/hello/greet/run", url.Values{"__raw_mode": {"1"}, "__raw": {`{"name": "Raw"}`}})

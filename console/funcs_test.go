@@ -37,7 +37,8 @@ func TestTimelineOrder(t *testing.T) {
 	started, done := t0.Add(2*time.Second), t0.Add(5*time.Second)
 	j := spine.Job{CreatedAt: t0, ScheduledFor: t0, StartedAt: &started, CompletedAt: &done, Status: spine.StatusCanceled,
 		Attempt: 1, Restarts: 1, Worker: "w1", CanceledBy: "ops", CanceledReason: "stop", Pin: spine.Pin{Retry: spine.RetryPolicy{MaxAttempts: 1}}}
-	ev := timeline(j, []spine.AuditEntry{{Action: "cancel", By: "ops", Reason: "stop", At: t0.Add(3 * time.Second)}})
+	ev := timeline(j, []spine.AuditEntry{{Action: "cancel", By: "ops", Reason: "stop", At: t0.Add(3 * time.Second)}},
+		func(a string) string { return a })
 	var what []string
 	for _, e := range ev {
 		what = append(what, e.What)

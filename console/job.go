@@ -31,6 +31,9 @@ type jobData struct {
 	Duration  time.Duration
 	Logs      logsData
 	Live      bool
+	// CreatedBy and CanceledBy name the job's actors with their token
+	// labels beside them (actorNames).
+	CreatedBy, CanceledBy string
 }
 
 // logsData is the logs block: the chunks after a sequence number and,
@@ -80,7 +83,16 @@ func (c *Console) jobPage(q *req) error {
 	if err != nil {
 		return err
 	}
-	d := jobData{Job: j, Events: timeline(j, audit), Duration: jobDuration(j, c.now()), Logs: logs, Live: !j.Status.Terminal()}
+	actors := []string{j.CreatedBy, j.CanceledBy}
+	for _, a := range audit {
+		actors = append(actors, a.By)
+	}
+	who, err := c.actorNames(q.r.Context(), actors...)
+	if err != nil {
+		return err
+	}
+	d := jobData{Job: j, Events: timeline(j, audit, who), Duration: jobDuration(j, c.now()), Logs: logs, Live: !j.Status.Terminal(),
+		CreatedBy: who(j.CreatedBy), CanceledBy: who(j.CanceledBy)}
 	if src, err := c.cfg.Store.GetSource(q.r.Context(), q.ws, j.Pin.GitSourceID); err == nil {
 		d.SourceURL, d.CommitURL = src.URL, commitURL(src.URL, j.Pin.CommitSHA)
 	}
@@ -121,9 +133,10 @@ func (c *Console) jobLogs(q *req) error {
 }
 
 // timeline orders what is known of a job's life: created, retries,
-// restarts, claim, last heartbeat, audit (cancel, reopen), finish.
-func timeline(j spine.Job, audit []spine.AuditEntry) []event {
-	ev := []event{{At: j.CreatedAt, What: "created", Detail: fmt.Sprintf("by %s via %s", j.CreatedBy, j.TriggerKind)}}
+// restarts, claim, last heartbeat, audit (cancel, reopen), finish. who
+// names an actor (created_by, canceled_by, the audit's by) for the page.
+func timeline(j spine.Job, audit []spine.AuditEntry, who func(string) string) []event {
+	ev := []event{{At: j.CreatedAt, What: "created", Detail: fmt.Sprintf("by %s via %s", who(j.CreatedBy), j.TriggerKind)}}
 	if j.ScheduledFor.Sub(j.CreatedAt) > time.Second {
 		what := "scheduled"
 		if j.Attempt > 1 {
@@ -149,7 +162,7 @@ func timeline(j spine.Job, audit []spine.AuditEntry) []event {
 		ev = append(ev, event{At: *j.Ping, What: "last heartbeat", Detail: "the worker is alive", Status: spine.StatusRunning})
 	}
 	for _, a := range audit {
-		d := "by " + a.By
+		d := "by " + who(a.By)
 		if a.Reason != "" {
 			d += ": " + a.Reason
 		}
@@ -161,7 +174,7 @@ func timeline(j spine.Job, audit []spine.AuditEntry) []event {
 			d = j.Error.Message
 		}
 		if j.Status == spine.StatusCanceled && j.CanceledBy != "" {
-			d = "by " + j.CanceledBy + " " + j.CanceledReason
+			d = "by " + who(j.CanceledBy) + " " + j.CanceledReason
 		}
 		ev = append(ev, event{At: *j.CompletedAt, What: "finished " + string(j.Status), Detail: d, Status: j.Status})
 	}

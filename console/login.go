@@ -2,6 +2,7 @@ package console
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -30,8 +31,8 @@ type loginData struct {
 }
 
 // login checks the token the way the API does (the bootstrap admin token,
-// or its hash among the stored live tokens) and starts a session that
-// holds only the hash.
+// or its hash among the stored live tokens) and starts a server-side
+// session whose id the cookie carries.
 func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if !sameOrigin(r) {
@@ -57,7 +58,10 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.errorPage(w, r, nil, err)
 		return
 	}
-	s, err := newSession(hash, c.now(), c.cfg.SessionTTL)
+	s, row, err := newSession(tok, c.now(), c.cfg.SessionTTL)
+	if err == nil {
+		err = c.cfg.Store.CreateSession(r.Context(), row)
+	}
 	if err == nil {
 		err = c.setSession(w, r, s)
 	}
@@ -71,13 +75,21 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// logout ends the session (POST with the session's CSRF token).
+// logout ends the session server-side (POST with the session's CSRF
+// token), so a copy of the cookie is refused from then on, and clears the
+// cookie.
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	u, err := c.authenticate(w, r)
-	if err == nil && u != nil && !checkCSRF(r, u.sess) {
-		http.Error(w, "logout refused: CSRF check failed", http.StatusForbidden)
-		return
+	if err == nil && u != nil {
+		if !checkCSRF(r, u.sess) {
+			http.Error(w, "logout refused: CSRF check failed", http.StatusForbidden)
+			return
+		}
+		if err := c.cfg.Store.EndSession(r.Context(), auth.Hash(u.sess.ID), c.now()); err != nil {
+			c.errorPage(w, r, nil, fmt.Errorf("log out: %w", err))
+			return
+		}
 	}
 	clearSession(w, r)
 	redirect(w, r, "/login")

@@ -71,7 +71,7 @@ func (c *Console) view(q *req, title string, d any) view {
 	if q == nil {
 		return v
 	}
-	v.WS, v.Nav, v.CSRF, v.User = q.ws, q.page, q.u.sess.CSRF, q.u.name()
+	v.WS, v.Nav, v.CSRF, v.User = q.ws, q.page, q.u.sess.CSRF, q.u.display()
 	v.AllWS, v.token = q.u.allWorkspaces(), &q.u.token
 	v.Workspaces = c.workspaces(q)
 	return v

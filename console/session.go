@@ -13,17 +13,21 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/windforce/windforce/auth"
 )
 
 // sessionCookie is the name of the console's session cookie.
 const sessionCookie = "wf_session"
 
-// session is what the signed cookie carries. It holds the token's hash,
-// never its text, and every request looks the hash up again, so a revoked
-// token ends its sessions at once.
+// session is what the signed cookie carries: the id of a server-side
+// session (console_session, auth.Session), never the token. Every request
+// reads that row and its token again, so logout and revocation end the
+// session for every copy of the cookie; the signature only keeps forged
+// ids and CSRF tokens out before the database is asked.
 type session struct {
-	// Hash is the hex SHA-256 of the API token the user logged in with.
-	Hash string `json:"h"`
+	// ID is the session's random id; the store keeps only its hash.
+	ID string `json:"i"`
 	// Expires is the session's end, Unix seconds.
 	Expires int64 `json:"e"`
 	// CSRF is the session's anti-forgery token, required on every POST.
@@ -36,13 +40,19 @@ type session struct {
 // signed with another secret or malformed.
 var errBadSession = errors.New("invalid or expired session")
 
-// newSession starts a session for the token with hash, ending after ttl.
-func newSession(hash string, now time.Time, ttl time.Duration) (session, error) {
+// newSession draws the cookie of a new session of tok from now for ttl,
+// and the row the store keeps for it.
+func newSession(tok auth.Token, now time.Time, ttl time.Duration) (session, auth.Session, error) {
 	var b [24]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return session{}, fmt.Errorf("new session: %w", err)
+		return session{}, auth.Session{}, fmt.Errorf("new session: %w", err)
 	}
-	return session{Hash: hash, Expires: now.Add(ttl).Unix(), CSRF: hex.EncodeToString(b[:])}, nil
+	id, idHash, err := auth.NewSessionID()
+	if err != nil {
+		return session{}, auth.Session{}, err
+	}
+	row := auth.Session{IDHash: idHash, TokenHash: tok.Hash, TokenID: tok.ID, CreatedAt: now, ExpiresAt: now.Add(ttl)}
+	return session{ID: id, Expires: row.ExpiresAt.Unix(), CSRF: hex.EncodeToString(b[:])}, row, nil
 }
 
 // sign encodes s as base64(json) "." base64(HMAC-SHA256(secret, json)).
@@ -75,7 +85,7 @@ func parseSession(secret []byte, value string, now time.Time) (session, error) {
 		return session{}, errBadSession
 	}
 	var s session
-	if err := json.Unmarshal(data, &s); err != nil || s.Hash == "" || s.CSRF == "" {
+	if err := json.Unmarshal(data, &s); err != nil || s.ID == "" || s.CSRF == "" {
 		return session{}, errBadSession
 	}
 	if now.Unix() >= s.Expires {
