@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -94,7 +95,8 @@ func (c *Console) jobPage(q *req) error {
 	d := jobData{Job: j, Events: timeline(j, audit, who), Duration: jobDuration(j, c.now()), Logs: logs, Live: !j.Status.Terminal(),
 		CreatedBy: who(j.CreatedBy), CanceledBy: who(j.CanceledBy)}
 	if src, err := c.cfg.Store.GetSource(q.r.Context(), q.ws, j.Pin.GitSourceID); err == nil {
-		d.SourceURL, d.CommitURL = src.URL, commitURL(src.URL, j.Pin.CommitSHA)
+		u := source.Redact(src.URL) // never a credential stored before they were refused
+		d.SourceURL, d.CommitURL = u, commitURL(u, j.Pin.CommitSHA)
 	}
 	return c.page(q, "job", j.Pin.AppKey+"/"+j.Pin.ActionKey+" · "+shortID(j.ID), d)
 }

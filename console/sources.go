@@ -25,6 +25,9 @@ func (c *Console) showSources(q *req, status int, d sourcesData) error {
 	if err != nil {
 		return err
 	}
+	for i := range srcs { // a row stored before credentials were refused, git's own text
+		srcs[i].URL, srcs[i].Error = source.Redact(srcs[i].URL), source.RedactText(srcs[i].Error)
+	}
 	d.Sources = srcs
 	c.render(q.w, status, "sources", "", c.view(q, "Sources", d))
 	return nil
