@@ -122,6 +122,14 @@ func jobsGet(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return printJob(stdout, j)
 }
 
+// withLabel is an actor (token:<id>) with its token's label, if any.
+func withLabel(actor, label string) string {
+	if label == "" {
+		return actor
+	}
+	return actor + " (" + label + ")"
+}
+
 // printJob writes one job for people.
 func printJob(w io.Writer, j apiJob) error {
 	errMsg := ""
@@ -134,14 +142,14 @@ func printJob(w io.Writer, j apiJob) error {
 	}
 	err := keyValues(w,
 		"id", j.ID, "status", string(j.Status), "app/action", j.App+"/"+j.Action, "workspace", j.Workspace,
-		"trigger", j.TriggerKind+refSuffix(j.TriggerRef), "created by", j.CreatedBy,
+		"trigger", j.TriggerKind+refSuffix(j.TriggerRef), "created by", withLabel(j.CreatedBy, j.CreatedByLabel),
 		"source", j.GitSourceID, "commit", j.CommitSHA, "entrypoint", j.Entrypoint+" ("+j.Runtime+")",
 		"tag", j.Tag, "priority", strconv.Itoa(j.Priority), "timeout", j.Timeout, "coalesce key", j.CoalesceKey,
 		"attempt", strconv.Itoa(j.Attempt), "restarts", strconv.Itoa(j.Restarts), "worker", j.Worker,
 		"created", fmtTime(&j.CreatedAt), "scheduled for", fmtTime(j.ScheduledFor),
 		"started", fmtTime(j.StartedAt), "completed", fmtTime(j.CompletedAt),
 		"duration", fmtDuration(j.StartedAt, j.CompletedAt),
-		"canceled by", j.CanceledBy, "cancel reason", j.CanceledReason,
+		"canceled by", withLabel(j.CanceledBy, j.CanceledByLabel), "cancel reason", j.CanceledReason,
 		"last error", lastErr, "error", errMsg)
 	if err != nil {
 		return err

@@ -82,3 +82,16 @@ func TestJobsLogsAndReopen(t *testing.T) {
 		}
 	})
 }
+
+// TestPrintJobShowsLabels: `jobs get` shows who acted as token:<id> with
+// the token's label beside it, never the label alone.
+func TestPrintJobShowsLabels(t *testing.T) {
+	var b strings.Builder
+	j := apiJob{ID: "j1", CreatedBy: "token:ab12", CreatedByLabel: "ci", CanceledBy: "job:p1", Input: []byte(`{}`)}
+	if err := printJob(&b, j); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "token:ab12 (ci)") || !strings.Contains(b.String(), "job:p1") {
+		t.Fatalf("printJob wrote:\n%s", b.String())
+	}
+}

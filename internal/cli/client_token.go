@@ -15,7 +15,7 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fs, cf := newClientFlags("token create", stderr)
 	scopes := fs.String("scopes", "", "comma-separated scopes: read, run, admin, operator")
-	label := fs.String("label", "", "who or what uses the token (recorded as created_by)")
+	label := fs.String("label", "", "who or what uses the token; shown beside token:<id>, which jobs record as created_by")
 	if _, err := parseArgs(fs, args[1:], 0, 0, "--workspace W --scopes read,run [--label L]"); err != nil {
 		return err
 	}
