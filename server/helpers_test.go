@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/windforce/windforce/internal/gittest"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/server"
+	"github.com/windforce/windforce/source"
 )
 
 func TestMain(m *testing.M) {
@@ -147,4 +150,24 @@ func (e *env) jobCount() int64 {
 		n += h.Waiting + h.Scheduled + h.Running
 	}
 	return n
+}
+
+// second serves a second API over e's store (its catalog is synced
+// already) whose Config set adjusts, and returns an env that talks to it.
+// Its Syncer allows any file:// source, as the first API's does.
+func (e *env) second(t *testing.T, set func(*server.Config)) *env {
+	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	cfg := server.Config{Store: e.db, Syncer: &source.Syncer{Catalog: e.db, Cache: e.cache, Logger: log, AnyFileSource: true},
+		Secret: secret, AdminToken: adminToken, MaxInputBytes: maxInput, Logger: log}
+	set(&cfg)
+	api, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(api.Handler())
+	t.Cleanup(hs.Close)
+	out := *e
+	out.t, out.url = t, hs.URL
+	return &out
 }

@@ -2,9 +2,7 @@ package server_test
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,29 +11,8 @@ import (
 
 	"github.com/windforce/windforce/runner/wftoken"
 	"github.com/windforce/windforce/server"
-	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/spine"
 )
-
-// withLimits serves a second API over e's store (its catalog is synced
-// already) with set applied to its Config, and returns an env that talks
-// to it.
-func (e *env) withLimits(t *testing.T, set func(*server.Config)) *env {
-	t.Helper()
-	log := slog.New(slog.DiscardHandler)
-	cfg := server.Config{Store: e.db, Syncer: &source.Syncer{Catalog: e.db, Cache: e.cache, Logger: log},
-		Secret: secret, AdminToken: adminToken, MaxInputBytes: maxInput, Logger: log}
-	set(&cfg)
-	api, err := server.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(api.Handler())
-	t.Cleanup(hs.Close)
-	out := *e
-	out.t, out.url = t, hs.URL
-	return &out
-}
 
 // newToken creates a token through the API and returns its text.
 func (e *env) newToken(scopes string) string {
@@ -49,7 +26,7 @@ func (e *env) newToken(scopes string) string {
 func TestWaitersPerToken(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, base *env) {
-		e := base.withLimits(t, func(c *server.Config) { c.MaxWaiters = 2 })
+		e := base.second(t, func(c *server.Config) { c.MaxWaiters = 2 })
 		tok := e.newToken(`"run"`)
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
@@ -67,8 +44,8 @@ func TestWaitersPerToken(t *testing.T) {
 		waitFor(t, "two waiting jobs", func() bool { return e.jobCount() == 2 })
 		r := e.call("POST", "/api/w/ws/jobs/run/hello/greet?wait=1m", tok, `{"name":"X"}`)
 		r.wantError(http.StatusTooManyRequests, server.CodeLimit)
-		if !strings.Contains(string(r.body), "WINDFORCE_MAX_WAITERS_PER_TOKEN") {
-			t.Errorf("429 body %s does not name the setting", r.body)
+		if !strings.Contains(r.message(), "WINDFORCE_MAX_WAITERS_PER_TOKEN") {
+			t.Errorf("429 message %q does not name the setting", r.message())
 		}
 		if n := e.jobCount(); n != 2 {
 			t.Fatalf("the refused wait enqueued a job: %d jobs", n)
@@ -91,7 +68,7 @@ func TestWaitersPerToken(t *testing.T) {
 func TestFollowersPerToken(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, base *env) {
-		e := base.withLimits(t, func(c *server.Config) { c.MaxFollowers = 1 })
+		e := base.second(t, func(c *server.Config) { c.MaxFollowers = 1 })
 		id := e.call("POST", "/api/w/ws/jobs/run/hello/greet", adminToken, `{"name":"F"}`).want(201).obj()["id"].(string)
 		s := e.follow(t, id, "")
 		if s.res.StatusCode != http.StatusOK {
@@ -99,8 +76,8 @@ func TestFollowersPerToken(t *testing.T) {
 		}
 		r := e.call("GET", "/api/w/ws/jobs/"+id+"/logs?follow=1", adminToken, "")
 		r.wantError(http.StatusTooManyRequests, server.CodeLimit)
-		if !strings.Contains(string(r.body), "WINDFORCE_MAX_FOLLOWERS_PER_TOKEN") {
-			t.Errorf("429 body %s does not name the setting", r.body)
+		if !strings.Contains(r.message(), "WINDFORCE_MAX_FOLLOWERS_PER_TOKEN") {
+			t.Errorf("429 message %q does not name the setting", r.message())
 		}
 		e.call("GET", "/api/w/ws/jobs/"+id+"/logs", adminToken, "").want(http.StatusOK)
 		s.cancel()
@@ -126,7 +103,7 @@ func TestFollowersPerToken(t *testing.T) {
 func TestChildDepth(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, base *env) {
-		e := base.withLimits(t, func(c *server.Config) { c.MaxChildDepth = 2 })
+		e := base.second(t, func(c *server.Config) { c.MaxChildDepth = 2 })
 		id := e.call("POST", "/api/w/ws/jobs/run/hello/greet", adminToken, `{"name":"0"}`).want(201).obj()["id"].(string)
 		var tok string
 		for depth := 1; depth <= 2; depth++ {
@@ -139,8 +116,8 @@ func TestChildDepth(t *testing.T) {
 		if d := r.wantError(http.StatusUnprocessableEntity, server.CodeLimit); d["max_depth"] != float64(2) {
 			t.Errorf("details %v, want max_depth 2", d)
 		}
-		if !strings.Contains(string(r.body), "WINDFORCE_MAX_CHILD_DEPTH") {
-			t.Errorf("422 body %s does not name the setting", r.body)
+		if !strings.Contains(r.message(), "WINDFORCE_MAX_CHILD_DEPTH") {
+			t.Errorf("422 message %q does not name the setting", r.message())
 		}
 		if n := e.jobCount(); n != before {
 			t.Fatalf("the refused child was enqueued: %d jobs, had %d", n, before)
@@ -170,7 +147,7 @@ func TestMetricsToken(t *testing.T) {
 	t.Parallel()
 	e := newSQLiteEnv(t)
 	e.call("GET", "/metrics", "", "").want(http.StatusOK)
-	guarded := e.withLimits(t, func(c *server.Config) { c.MetricsToken = "metrics-secret" })
+	guarded := e.second(t, func(c *server.Config) { c.MetricsToken = "metrics-secret" })
 	guarded.call("GET", "/metrics", "", "").want(http.StatusUnauthorized)
 	guarded.call("GET", "/metrics", "wrong", "").want(http.StatusUnauthorized)
 	guarded.call("GET", "/metrics", adminToken, "").want(http.StatusUnauthorized)

@@ -2,8 +2,6 @@ package server_test
 
 import (
 	"encoding/json"
-	"log/slog"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +9,6 @@ import (
 	"github.com/windforce/windforce/catalog"
 	"github.com/windforce/windforce/internal/gittest"
 	"github.com/windforce/windforce/server"
-	"github.com/windforce/windforce/source"
 )
 
 // TestSources: the source shape, sync answers and 422s that leave the
@@ -83,17 +80,7 @@ func TestSources(t *testing.T) {
 // WINDFORCE_FILE_SOURCES=dirs, and returns an env that talks to it.
 func (e *env) asServer(t *testing.T, dirs ...string) *env {
 	t.Helper()
-	log := slog.New(slog.DiscardHandler)
-	api, err := server.New(server.Config{Store: e.db, Syncer: &source.Syncer{Catalog: e.db, Cache: e.cache, Logger: log, FileSources: dirs},
-		Secret: secret, AdminToken: adminToken, MaxInputBytes: maxInput, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(api.Handler())
-	t.Cleanup(hs.Close)
-	out := *e
-	out.t, out.url = t, hs.URL
-	return &out
+	return e.second(t, func(c *server.Config) { c.Syncer.AnyFileSource, c.Syncer.FileSources = false, dirs })
 }
 
 // message is the error message of an error answer.

@@ -4,9 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,7 +14,6 @@ import (
 	"github.com/windforce/windforce/catalog"
 	"github.com/windforce/windforce/metrics/metricstest"
 	"github.com/windforce/windforce/server"
-	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -38,21 +35,10 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// withClock serves a second API over e's store (the catalog is already
-// synced) whose clock is clock, and returns an env that talks to it.
+// withClock serves a second API over e's store whose clock is clock.
 func (e *env) withClock(t *testing.T, clock *fakeClock) *env {
 	t.Helper()
-	log := slog.New(slog.DiscardHandler)
-	api, err := server.New(server.Config{Store: e.db, Syncer: &source.Syncer{Catalog: e.db, Cache: e.cache, Logger: log, AnyFileSource: true},
-		Secret: secret, AdminToken: adminToken, MaxInputBytes: maxInput, Now: clock.Now, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(api.Handler())
-	t.Cleanup(hs.Close)
-	out := *e
-	out.t, out.url = t, hs.URL
-	return &out
+	return e.second(t, func(c *server.Config) { c.Now = clock.Now })
 }
 
 // sign is the hex HMAC-SHA256 of ts + "." + body under secret.
