@@ -3,7 +3,6 @@ package server
 import (
 	"crypto/subtle"
 	"net/http"
-	"strings"
 )
 
 // MetricsAuth guards a /metrics handler with token: a scraper must send
@@ -16,8 +15,8 @@ func MetricsAuth(token string, h http.Handler) http.Handler {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
+		got, err := bearer(r.Header.Get("Authorization"))
+		if err != nil || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="windforce metrics"`)
 			http.Error(w, "/metrics needs the metrics token: Authorization: Bearer <WINDFORCE_METRICS_TOKEN>", http.StatusUnauthorized)
 			return
