@@ -49,13 +49,16 @@ func (s *Server) deployApp(w http.ResponseWriter, r *http.Request, _ *caller) (a
 		// Refused while writing the files (a path through a symlink).
 		return nil, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: err.Error(), Err: err}
 	}
-	var ge *source.GitError
-	if errors.As(err, &ge) && !isSyncError(err) && len(ge.Args) > 0 && ge.Args[0] == "push" {
+	if errors.Is(err, source.ErrPushRejected) && !isSyncError(err) {
 		// The branch moved between clone and push, or the remote refused
 		// the push: nothing was forced, the catalog is as it was.
+		details := map[string]any{}
+		if ge := (*source.GitError)(nil); errors.As(err, &ge) {
+			details["git"] = ge.Stderr
+		}
 		return nil, &Error{Status: http.StatusConflict, Code: CodeConflict,
 			Message: "deploy: the push was refused (the branch moved meanwhile, or the remote's rules); nothing changed",
-			Details: map[string]any{"git": ge.Stderr}, Err: err}
+			Details: details, Err: err}
 	}
 	if err != nil {
 		return nil, err

@@ -79,7 +79,7 @@ func commitAndPush(ctx context.Context, g *Git, remote, branch string, d DeployR
 		return err
 	}
 	if _, err := g.run(ctx, repo, "push", "-q", "origin", "HEAD:refs/heads/"+branch); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrPushRejected, err)
 	}
 	return nil
 }

@@ -59,6 +59,12 @@ func (e *SyncError) UserError() bool {
 	return errors.Is(e.Err, manifest.ErrInvalid) || errors.Is(e.Err, catalog.ErrConflict) || errors.As(e.Err, &re)
 }
 
+// ErrPushRejected marks a deploy whose push the remote refused: the branch
+// moved between clone and push, or the remote's rules forbid it. Nothing
+// was forced and the catalog is as it was; the *GitError in the chain
+// holds git's words.
+var ErrPushRejected = errors.New("push rejected")
+
 // ErrCredentialsInURL marks a source URL refused because it would carry
 // credentials (an https user part, a password, a query or a fragment).
 var ErrCredentialsInURL = errors.New("credentials in the source URL")
