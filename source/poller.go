@@ -2,14 +2,11 @@ package source
 
 import (
 	"context"
-	"errors"
 	"log/slog"
-	"sync"
 	"time"
-)
 
-// ErrAlreadyStarted is returned by Start on a poller that is running.
-var ErrAlreadyStarted = errors.New("poller already started")
+	"github.com/windforce/windforce/spine"
+)
 
 // PassResult is what one poll pass did, per source ("workspace/id").
 type PassResult struct {
@@ -29,57 +26,22 @@ type Poller struct {
 	// OnPass, when set, is called after each pass (metrics, tests).
 	OnPass func(PassResult)
 
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
+	life spine.Lifecycle
 }
 
 // Start runs a pass at once and then every Interval until Stop or ctx
-// ends. With Interval <= 0 it does nothing.
+// ends; spine.ErrAlreadyStarted while it runs. With Interval <= 0 it does
+// nothing.
 func (p *Poller) Start(ctx context.Context) error {
 	if p.Interval <= 0 {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.done != nil {
-		return ErrAlreadyStarted
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	p.cancel, p.done = cancel, make(chan struct{})
-	go func(done chan struct{}) {
-		defer close(done)
-		t := time.NewTicker(p.Interval)
-		defer t.Stop()
-		for {
-			p.pass(ctx)
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}(p.done)
-	return nil
+	return p.life.StartEvery(ctx, p.Interval, p.pass)
 }
 
 // Stop ends the poller and waits for a pass in progress. It is idempotent;
 // a stopped poller may be started again.
-func (p *Poller) Stop() {
-	p.mu.Lock()
-	cancel, done := p.cancel, p.done
-	p.mu.Unlock()
-	if done == nil {
-		return
-	}
-	cancel()
-	<-done
-	p.mu.Lock()
-	if p.done == done {
-		p.cancel, p.done = nil, nil
-	}
-	p.mu.Unlock()
-}
+func (p *Poller) Stop() { p.life.Stop() }
 
 // pass syncs each source once; failures are recorded on the source by
 // Sync and logged here.

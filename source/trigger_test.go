@@ -10,6 +10,7 @@ import (
 	"github.com/windforce/windforce/internal/gittest"
 	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/source/manifest"
+	"github.com/windforce/windforce/spine"
 )
 
 // TestHook: a push to the source's branch syncs; to another branch it is
@@ -42,7 +43,7 @@ func TestPoller(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer p.Stop()
-		if err := p.Start(t.Context()); !errors.Is(err, source.ErrAlreadyStarted) {
+		if err := p.Start(t.Context()); !errors.Is(err, spine.ErrAlreadyStarted) {
 			t.Fatalf("second Start: %v", err)
 		}
 		waitCommit(t, passes, a)
@@ -141,7 +142,7 @@ func TestPollerStartStopStress(t *testing.T) {
 			go func() {
 				defer func() { done <- struct{}{} }()
 				for range 20 {
-					if err := p.Start(t.Context()); err != nil && !errors.Is(err, source.ErrAlreadyStarted) {
+					if err := p.Start(t.Context()); err != nil && !errors.Is(err, spine.ErrAlreadyStarted) {
 						t.Error(err)
 					}
 					p.Stop()
