@@ -80,4 +80,3 @@ func openFDs(t *testing.T, pid int) int {
 	}
 	return len(entries)
 }
-
