@@ -74,6 +74,7 @@ func TestWorkerRefusesWeakSecret(t *testing.T) {
 		t.Fatalf("worker with a 1-byte secret: %v", err)
 	}
 }
+
 // TestServerRefusesWeakSecrets: `windforce server` refuses a secret or an
 // admin token under 32 bytes, from a flag or a variable, naming which.
 func TestServerRefusesWeakSecrets(t *testing.T) {
