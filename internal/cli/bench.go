@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,10 +19,10 @@ import (
 // a progress line every second on stderr, and the result as one JSON
 // object, the last line on stdout.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dbURL := fs.String("database-url", env("WINDFORCE_DATABASE_URL", ""),
-		"postgres://… (a fresh schema is made and dropped) or sqlite://PATH (a fresh file, deleted afterwards)")
+	var conf config
+	fs := newFlagSet("bench", stderr)
+	fs.bind(cmdBench, &conf)
+	dbURL := &conf.dbURL
 	cfg := bench.Config{Progress: stderr}
 	fs.DurationVar(&cfg.Duration, "duration", 20*time.Second, "continuous mode: measured window")
 	fs.DurationVar(&cfg.Warmup, "warmup", 3*time.Second, "continuous mode: uncounted warm-up before the window")
@@ -41,8 +40,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	e2eDB := fs.String("e2e-db", "both", "e2e mode: sqlite, postgres or both (both skips an unreachable Postgres, saying so)")
 	e2eConc := fs.String("e2e-concurrency", "1,2,8", "e2e mode: concurrency levels (requests and bare spawns in flight); the worker gets the highest")
 	e2eWarmup := fs.Int("e2e-warmup", 5, "e2e mode: uncounted jobs and bare spawns first")
-	if err := fs.Parse(args); err != nil {
-		return &UsageError{Msg: err.Error()}
+	if err := fs.parse(args); err != nil {
+		return err
 	}
 	if *e2e {
 		ecfg, err := e2eConfig(*dbURL, *e2eDB, *e2eConc, *e2eJobs, *e2eWarmup)

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"runtime/debug"
 
 	"github.com/windforce/windforce/store"
@@ -119,24 +118,15 @@ func version() string {
 	return "(devel)"
 }
 
-// env returns the WINDFORCE_* variable or a default.
-func env(name, def string) string {
-	if v, ok := os.LookupEnv(name); ok && v != "" {
-		return v
-	}
-	return def
-}
-
 func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dbURL := fs.String("database-url", env("WINDFORCE_DATABASE_URL", store.DefaultURL),
-		"postgres://… or sqlite://PATH (WINDFORCE_DATABASE_URL)")
-	if err := fs.Parse(args); err != nil {
-		return &UsageError{Msg: err.Error()}
+	var f config
+	fs := newFlagSet("migrate", stderr)
+	fs.bind(cmdMigrate, &f)
+	if err := fs.parse(args); err != nil {
+		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	s, err := store.Open(ctx, *dbURL, log)
+	s, err := store.Open(ctx, f.dbURL, log)
 	if err != nil {
 		return err
 	}

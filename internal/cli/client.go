@@ -26,29 +26,31 @@ const (
 // Stdin is where `run --input -` and `seed -` read; tests replace it.
 var Stdin io.Reader = os.Stdin
 
-// clientFlags are the flags every client command shares.
+// clientFlags are the flags every client command shares: the client
+// settings (--url, --token, --workspace, --dir) and --json.
 type clientFlags struct {
-	url, token, workspace string
-	json                  bool
+	config
+	json bool
 }
 
-// newClientFlags is a flag set for a client command with --url, --token,
-// --workspace and --json registered.
-func newClientFlags(name string, stderr io.Writer) (*flag.FlagSet, *clientFlags) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// newClientFlags is a flag set for a client command with the client
+// settings and --json registered.
+func newClientFlags(name string, stderr io.Writer) (*flagSet, *clientFlags) {
+	fs := newFlagSet(name, stderr)
 	cf := &clientFlags{}
-	fs.StringVar(&cf.url, "url", env("WINDFORCE_URL", DefaultURL), "API base URL (WINDFORCE_URL)")
-	fs.StringVar(&cf.token, "token", env("WINDFORCE_TOKEN", ""), "API token (WINDFORCE_TOKEN)")
-	fs.StringVar(&cf.workspace, "workspace", env("WINDFORCE_WORKSPACE", DefaultWorkspace), "workspace (WINDFORCE_WORKSPACE)")
+	fs.bind(cmdClient, &cf.config)
 	fs.BoolVar(&cf.json, "json", false, "print the server's JSON instead of a table")
 	return fs, cf
 }
 
-// parseArgs parses flags that may come before, between or after the
-// positional arguments (`run hello/greet --wait`), which flag.Parse alone
-// does not allow, and checks the number of positional arguments.
-func parseArgs(fs *flag.FlagSet, args []string, minPos, maxPos int, what string) ([]string, error) {
+// parseArgs applies the environment, then parses flags that may come
+// before, between or after the positional arguments (`run hello/greet
+// --wait`), which flag.Parse alone does not allow, and checks the number
+// of positional arguments.
+func parseArgs(fs *flagSet, args []string, minPos, maxPos int, what string) ([]string, error) {
+	if err := fs.applyEnv(); err != nil {
+		return nil, err
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -88,7 +90,7 @@ func (cf *clientFlags) newClient() (*client, error) {
 	}
 	token := cf.token
 	if token == "" {
-		token = devToken(u)
+		token = devToken(u, cf.dir)
 	}
 	// No overall client timeout: log streams and --wait last as long as
 	// the job; each command bounds its own waits with its context.
@@ -96,16 +98,16 @@ func (cf *clientFlags) newClient() (*client, error) {
 		hc: &http.Client{Transport: http.DefaultTransport}}, nil
 }
 
-// devToken is the admin token `windforce dev` keeps in WINDFORCE_DIR
-// (default ./.windforce), used when no token is given and the server is on
-// this machine: so `windforce run …` next to `windforce dev` needs no
-// setup. A remote server never gets it.
-func devToken(u *url.URL) string {
+// devToken is the admin token `windforce dev` keeps in dir (--dir,
+// WINDFORCE_DIR), used when no token is given and the server is on this
+// machine: so `windforce run …` next to `windforce dev` needs no setup. A
+// remote server never gets it.
+func devToken(u *url.URL, dir string) string {
 	host := u.Hostname()
 	if host != "127.0.0.1" && host != "localhost" && host != "::1" {
 		return ""
 	}
-	data, err := os.ReadFile(filepath.Join(env("WINDFORCE_DIR", "./.windforce"), "admin-token"))
+	data, err := os.ReadFile(filepath.Join(dir, "admin-token"))
 	if err != nil {
 		return ""
 	}

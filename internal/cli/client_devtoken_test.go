@@ -8,11 +8,10 @@ import (
 )
 
 // TestDevTokenOnlyForThisMachine: without a token, a client of a server on
-// this machine uses the admin token `windforce dev` keeps in WINDFORCE_DIR;
-// a client of another host never reads it.
+// this machine uses the admin token `windforce dev` keeps in --dir
+// (WINDFORCE_DIR); a client of another host never reads it.
 func TestDevTokenOnlyForThisMachine(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv("WINDFORCE_DIR", dir)
 	if err := os.WriteFile(filepath.Join(dir, "admin-token"), []byte("wfdev_x\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -23,17 +22,16 @@ func TestDevTokenOnlyForThisMachine(t *testing.T) {
 		{"http://10.0.0.5:8080", ""},
 	} {
 		u, _ := url.Parse(c.url)
-		if got := devToken(u); got != c.want {
+		if got := devToken(u, dir); got != c.want {
 			t.Errorf("devToken(%s) = %q, want %q", c.url, got, c.want)
 		}
 	}
-	cf := &clientFlags{url: "http://127.0.0.1:8080", token: "given", workspace: "default"}
+	cf := &clientFlags{config: config{url: "http://127.0.0.1:8080", token: "given", workspace: "default", dir: dir}}
 	if cl, err := cf.newClient(); err != nil || cl.token != "given" {
 		t.Fatalf("a given token wins: %v %v", cl, err)
 	}
-	t.Setenv("WINDFORCE_DIR", t.TempDir())
 	u, _ := url.Parse("http://127.0.0.1:8080")
-	if got := devToken(u); got != "" {
+	if got := devToken(u, t.TempDir()); got != "" {
 		t.Fatalf("no kept token: got %q", got)
 	}
 }

@@ -91,7 +91,7 @@ func jobsList(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func oneJobArg(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (*client, *clientFlags, string, error) {
 	fs, cf := newClientFlags("jobs "+name, stderr)
 	if extra != nil {
-		extra(fs)
+		extra(fs.FlagSet)
 	}
 	pos, err := parseArgs(fs, args, 1, 1, "ID")
 	if err != nil {

@@ -5,24 +5,22 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/windforce/windforce/catalog"
 	"github.com/windforce/windforce/examples"
 	"github.com/windforce/windforce/runner"
 	"github.com/windforce/windforce/server"
 	"github.com/windforce/windforce/source"
-	"github.com/windforce/windforce/spine"
 )
 
 // DevWorkspace is the workspace `windforce dev` registers the example in.
@@ -31,34 +29,32 @@ const DevWorkspace = "default"
 // devSource is the id of the example's git source in DevWorkspace.
 const devSource = "hello"
 
-// devFlags is the configuration of `windforce dev`.
-type devFlags struct {
-	dir, listen, adminToken, secret string
-	concurrency                     int
-	syncInterval, drainGrace        time.Duration
-	sandbox                         *sandboxFlags
-}
-
-func parseDevFlags(args []string, stderr io.Writer) (*devFlags, error) {
-	f := &devFlags{}
-	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&f.dir, "dir", "./.windforce", "state: database, object cache, example repository, job dirs (WINDFORCE_DIR)")
-	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP address of the API and console (WINDFORCE_LISTEN)")
-	fs.StringVar(&f.adminToken, "admin-token", "", "admin token to accept; else one is generated and kept in DIR (WINDFORCE_ADMIN_TOKEN)")
-	fs.StringVar(&f.secret, "secret", "", "key that signs WF_TOKEN and sessions; else generated and kept in DIR (WINDFORCE_SECRET)")
-	fs.IntVar(&f.concurrency, "concurrency", defaultConcurrency(), "jobs run at once; default 4 per CPU (WINDFORCE_CONCURRENCY)")
-	fs.DurationVar(&f.syncInterval, "sync-interval", 60*time.Second, "periodic poll of git sources, 0 = off (WINDFORCE_SYNC_INTERVAL)")
-	fs.DurationVar(&f.drainGrace, "drain-grace", 5*time.Second, "on Ctrl-C, how long running jobs may finish before they are released (WINDFORCE_DRAIN_GRACE)")
-	f.sandbox = registerSandboxFlags(fs)
-	if err := applyEnv(fs); err != nil {
+// parseDevFlags reads the settings of `windforce dev` from the
+// environment and args and checks them. --dir is made absolute, and the
+// database and object cache default to files in it.
+func parseDevFlags(args []string, stderr io.Writer) (*config, error) {
+	f := &config{}
+	fs := newFlagSet("dev", stderr)
+	fs.bind(cmdDev, f)
+	if err := fs.parse(args); err != nil {
 		return nil, err
 	}
-	if err := fs.Parse(args); err != nil {
-		return nil, &UsageError{Msg: err.Error()}
+	if err := f.checkAPI(); err != nil {
+		return nil, err
 	}
-	if f.concurrency < 1 {
-		return nil, &UsageError{Msg: "--concurrency must be at least 1"}
+	if err := f.checkConcurrency(); err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(f.dir)
+	if err != nil {
+		return nil, fmt.Errorf("dev: %w", err)
+	}
+	f.dir = dir
+	if f.dbURL == "" {
+		f.dbURL = "sqlite://" + filepath.Join(dir, "windforce.db")
+	}
+	if f.objectCache == "" {
+		f.objectCache = "file://" + filepath.Join(dir, "objects")
 	}
 	return f, nil
 }
@@ -74,17 +70,17 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	dir, err := filepath.Abs(f.dir)
-	if err != nil {
-		return fmt.Errorf("dev: %w", err)
+	if err := os.MkdirAll(f.dir, 0o700); err != nil {
+		return fmt.Errorf("dev: create %s: %w", f.dir, err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("dev: create %s: %w", dir, err)
-	}
-	if f.secret, err = keptSecret(dir, "secret", f.secret); err != nil {
+	if f.secret, err = keptSecret(f.dir, "secret", f.secret); err != nil {
 		return err
 	}
-	if f.adminToken, err = keptSecret(dir, "admin-token", f.adminToken); err != nil {
+	if f.adminToken, err = keptSecret(f.dir, "admin-token", f.adminToken); err != nil {
+		return err
+	}
+	rc, err := f.runnerConfig()
+	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
@@ -94,23 +90,19 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	warnWithoutBun(stderr)
-	sf := &serverFlags{listen: f.listen, dbURL: "sqlite://" + filepath.Join(dir, "windforce.db"),
-		objectCache: "file://" + filepath.Join(dir, "objects"), secret: f.secret, adminToken: f.adminToken,
-		syncInterval: f.syncInterval, retention: 168 * time.Hour, zombieTimeout: 60 * time.Second,
-		reaperInterval: 15 * time.Second, restartLimit: 3, maxWait: server.DefaultMaxWait}
-	p, err := openAPIStore(ctx, sf.dbURL, sf.objectCache, sf.zombieTimeout, log)
+	p, err := openAPIStore(ctx, f.dbURL, f.objectCache, f.zombieTimeout, log)
 	if err != nil {
 		return err
 	}
 	defer p.store.Close()
 	p.syncer.AnyFileSource = true // one person's laptop: any local repository (DESIGN §10)
-	if err := ensureExample(ctx, dir, p.store, p.syncer, log); err != nil {
+	if err := ensureExample(ctx, f.dir, p.store, p.syncer, log); err != nil {
 		return err
 	}
-	if err := privateDevDir(dir); err != nil {
+	if err := privateDevDir(f.dir); err != nil {
 		return err
 	}
-	con, err := newConsole(p, f.secret, f.adminToken, server.DefaultMaxInputBytes, log)
+	con, err := newConsole(p, f, log)
 	if err != nil {
 		return err
 	}
@@ -118,37 +110,38 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", f.listen, err)
 	}
+	return serveDev(ctx, f, rc, p, con, ln, stdout, log)
+}
+
+// serveDev starts dev's services and its worker, whose jobs reach the API
+// on ln, and serves the API on ln until ctx ends; then the worker stops
+// first, so jobs finishing in the drain grace can still reach the API.
+func serveDev(ctx context.Context, f *config, rc runner.Config, p *apiParts, con http.Handler, ln net.Listener, stdout io.Writer, log *slog.Logger) error {
 	base := "http://" + ln.Addr().String()
-	stopServices, err := startServices(context.WithoutCancel(ctx), sf, p, log)
+	stopServices, err := startServices(context.WithoutCancel(ctx), f, p, log)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
 	defer stopServices()
-	wf := &workerFlags{dir: dir, tags: spine.DefaultTag, concurrency: f.concurrency, heartbeat: 5 * time.Second,
-		drainGrace: f.drainGrace, secret: f.secret, url: base}
-	sb, err := f.sandbox.config()
-	if err != nil {
-		_ = ln.Close()
-		return err
-	}
-	w, closeRunner, sandboxLine, err := startWorker(ctx, wf, runner.Config{Dir: dir, KillGrace: runner.DefaultKillGrace,
-		Secret: []byte(f.secret), URL: base, Sandbox: sb}, p.store, p.syncer.Cache, p.metrics, log)
+	rc.URL = base
+	w, closeRunner, sandboxLine, err := startWorker(ctx, f, rc, p.store, p.syncer.Cache, p.metrics, log)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
 	defer closeRunner()
 	defer w.Stop() // when serving failed; after a normal stop it is a no-op
-	api, err := server.New(server.Config{Store: p.store, Syncer: p.syncer, Metrics: p.metrics, Console: con, Secret: []byte(f.secret),
-		AdminToken: f.adminToken, MaxWait: sf.maxWait, Sandbox: sandboxLine, Logger: log})
+	cfg := f.apiConfig(p, con, log)
+	cfg.Sandbox = sandboxLine
+	api, err := server.New(cfg)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
 	fmt.Fprintf(stdout, "job sandbox %s\n", sandboxLine)
 	printDevBanner(stdout, base, f.adminToken)
-	return serve(ctx, ln, api.Handler(), 0, io.Discard, log, w.Stop)
+	return serve(ctx, ln, api.Handler(), f.limits.maxConns, io.Discard, log, w.Stop)
 }
 
 // privateDevDir makes dir searchable by other users (so the job sandbox

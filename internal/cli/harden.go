@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -28,19 +27,9 @@ func checkSecret(name, v string) error {
 }
 
 // apiLimits are the server's limits on what one client may hold (DESIGN
-// §4; docs/OPERATIONS.md lists them).
+// §4; docs/OPERATIONS.md lists them). Their settings are in settings.go.
 type apiLimits struct {
 	maxConns, maxWaiters, maxFollowers, maxChildDepth int
-	metricsToken                                      string
-}
-
-// addAPILimitFlags registers the limits on fs with their variables.
-func addAPILimitFlags(fs *flag.FlagSet, l *apiLimits) {
-	fs.IntVar(&l.maxConns, "max-connections", 0, "open HTTP connections at most; idle ones make room for new ones; 0 = half the file limit (WINDFORCE_MAX_CONNECTIONS)")
-	fs.IntVar(&l.maxWaiters, "max-waiters-per-token", server.DefaultMaxWaiters, "open ?wait requests per token (WINDFORCE_MAX_WAITERS_PER_TOKEN)")
-	fs.IntVar(&l.maxFollowers, "max-followers-per-token", server.DefaultMaxFollowers, "open logs ?follow=1 streams per token (WINDFORCE_MAX_FOLLOWERS_PER_TOKEN)")
-	fs.IntVar(&l.maxChildDepth, "max-child-depth", server.DefaultMaxChildDepth, "how deep child jobs may nest (WINDFORCE_MAX_CHILD_DEPTH)")
-	fs.StringVar(&l.metricsToken, "metrics-token", "", "bearer token GET /metrics requires; empty = open; prefer the variable (WINDFORCE_METRICS_TOKEN)")
 }
 
 // check refuses limits that make no sense.
@@ -53,7 +42,7 @@ func (l *apiLimits) check() error {
 
 // apply sets the limits on an API's config.
 func (l *apiLimits) apply(c *server.Config) {
-	c.MaxWaiters, c.MaxFollowers, c.MaxChildDepth, c.MetricsToken = l.maxWaiters, l.maxFollowers, l.maxChildDepth, l.metricsToken
+	c.MaxWaiters, c.MaxFollowers, c.MaxChildDepth = l.maxWaiters, l.maxFollowers, l.maxChildDepth
 }
 
 // raiseFileLimit lifts the process's soft limit of open files to its hard

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -17,22 +16,13 @@ import (
 // its runtime starts; memory, not CPU, is the bound (see docs/WORKERS.md).
 func defaultConcurrency() int { return 4 * runtime.NumCPU() }
 
-// sandboxFlags configure the job sandbox of `worker` and `dev` (DESIGN §6).
+// sandboxFlags configure the job sandbox of `worker` and `dev` (DESIGN §6);
+// their settings are in settings.go.
 type sandboxFlags struct {
-	mode, uids, memory string
-	pids               int
-	cpu                float64
-}
-
-func registerSandboxFlags(fs *flag.FlagSet) *sandboxFlags {
-	f := &sandboxFlags{}
-	fs.StringVar(&f.mode, "sandbox", "on", "on: every job in the job sandbox (refuses to start where it cannot be enforced); off: jobs run as the worker's user and can read its files (WINDFORCE_SANDBOX)")
-	fs.StringVar(&f.uids, "sandbox-uids", fmt.Sprintf("%d-%d", sandbox.DefaultFirstUID, sandbox.DefaultFirstUID+sandbox.DefaultUIDCount-1),
-		"root worker: the uids jobs run as, FIRST-LAST, one per running job (WINDFORCE_SANDBOX_UIDS)")
-	fs.StringVar(&f.memory, "job-memory", "1GiB", "a job's memory limit: the default and the cap of its manifest's limits (WINDFORCE_JOB_MEMORY)")
-	fs.IntVar(&f.pids, "job-pids", sandbox.DefaultPids, "a job's process and thread limit, default and cap (WINDFORCE_JOB_PIDS)")
-	fs.Float64Var(&f.cpu, "job-cpu", 0, "a job's CPU limit in cores, default and cap; 0 = none (WINDFORCE_JOB_CPU)")
-	return f
+	mode, uids string
+	memory     size
+	pids       int
+	cpu        float64
 }
 
 // config is the sandbox configuration; hide are host paths jobs must not
@@ -54,14 +44,10 @@ func (f *sandboxFlags) config(hide ...string) (sandbox.Config, error) {
 		return cfg, &UsageError{Msg: fmt.Sprintf("--sandbox-uids=%q: want FIRST-LAST, two uids above 0", f.uids)}
 	}
 	cfg.FirstUID, cfg.UIDCount = uint32(a), uint32(b-a+1)
-	mem, err := parseSize(f.memory)
-	if err != nil || mem <= 0 {
-		return cfg, &UsageError{Msg: fmt.Sprintf("--job-memory=%q: want a size like 512MiB", f.memory)}
-	}
 	if f.pids < 1 || f.cpu < 0 {
 		return cfg, &UsageError{Msg: "--job-pids must be at least 1 and --job-cpu not negative"}
 	}
-	cfg.Max = sandbox.Limits{Memory: mem, Pids: f.pids, CPU: f.cpu}
+	cfg.Max = sandbox.Limits{Memory: int64(f.memory), Pids: f.pids, CPU: f.cpu}
 	cfg.Defaults = cfg.Max
 	for _, h := range hide {
 		if h != "" {

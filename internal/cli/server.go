@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,44 +22,16 @@ import (
 	"github.com/windforce/windforce/store"
 )
 
-// serverFlags is the configuration of `windforce server`; every flag has
-// its WINDFORCE_* variable (DESIGN §1).
-type serverFlags struct {
-	listen, dbURL, objectCache, secret, adminToken, maxInput        string
-	fileSources                                                     string
-	syncInterval, retention, zombieTimeout, reaperInterval, maxWait time.Duration
-	restartLimit                                                    int
-	limits                                                          apiLimits
-}
-
-func parseServerFlags(args []string, stderr io.Writer) (*serverFlags, error) {
-	f := &serverFlags{}
-	fs := flag.NewFlagSet("server", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP address (WINDFORCE_LISTEN)")
-	fs.StringVar(&f.dbURL, "database-url", store.DefaultURL, "postgres://… or sqlite://PATH (WINDFORCE_DATABASE_URL)")
-	fs.StringVar(&f.objectCache, "object-cache", objectcache.DefaultSpec, "file://DIR or postgres (WINDFORCE_OBJECT_CACHE)")
-	fs.StringVar(&f.secret, "secret", "", "key that verifies WF_TOKEN; prefer the variable (WINDFORCE_SECRET)")
-	fs.StringVar(&f.adminToken, "admin-token", "", "bootstrap admin token, every workspace; prefer the variable (WINDFORCE_ADMIN_TOKEN)")
-	fs.StringVar(&f.maxInput, "max-input-bytes", "1MiB", "largest request body (WINDFORCE_MAX_INPUT_BYTES)")
-	fs.DurationVar(&f.syncInterval, "sync-interval", 60*time.Second, "periodic poll of git sources, 0 = off (WINDFORCE_SYNC_INTERVAL)")
-	fs.DurationVar(&f.retention, "retention", 168*time.Hour, "how long finished jobs are kept (WINDFORCE_RETENTION)")
-	fs.DurationVar(&f.zombieTimeout, "zombie-timeout", 60*time.Second, "a running job without a heartbeat this long is reaped (WINDFORCE_ZOMBIE_TIMEOUT)")
-	fs.DurationVar(&f.reaperInterval, "reaper-interval", 15*time.Second, "reaper pass interval (WINDFORCE_REAPER_INTERVAL)")
-	fs.IntVar(&f.restartLimit, "restart-limit", 3, "restarts of a job whose worker died before it fails (WINDFORCE_RESTART_LIMIT)")
-	fs.DurationVar(&f.maxWait, "max-wait", server.DefaultMaxWait, "longest ?wait= on run (WINDFORCE_MAX_WAIT)")
-	fs.StringVar(&f.fileSources, "file-sources", "", "folders whose git repositories file:// sources may name, : or , separated; empty = none (WINDFORCE_FILE_SOURCES)")
-	addAPILimitFlags(fs, &f.limits)
-	if err := applyEnv(fs); err != nil {
+// parseServerFlags reads the settings of `windforce server` from the
+// environment and args and checks them.
+func parseServerFlags(args []string, stderr io.Writer) (*config, error) {
+	f := &config{}
+	fs := newFlagSet("server", stderr)
+	fs.bind(cmdServer, f)
+	if err := fs.parse(args); err != nil {
 		return nil, err
 	}
-	if err := fs.Parse(args); err != nil {
-		return nil, &UsageError{Msg: err.Error()}
-	}
-	if f.restartLimit < 0 || f.zombieTimeout <= 0 || f.reaperInterval <= 0 || f.retention <= 0 {
-		return nil, &UsageError{Msg: "--zombie-timeout, --reaper-interval and --retention must be positive, --restart-limit at least 0"}
-	}
-	if err := f.limits.check(); err != nil {
+	if err := f.checkAPI(); err != nil {
 		return nil, err
 	}
 	if err := source.CheckFileSources(source.SplitFileSources(f.fileSources)); err != nil {
@@ -74,6 +45,24 @@ func parseServerFlags(args []string, stderr io.Writer) (*serverFlags, error) {
 	return f, nil
 }
 
+// checkAPI refuses the API and service settings of server and dev that
+// make no sense.
+func (f *config) checkAPI() error {
+	if f.restartLimit < 0 || f.zombieTimeout <= 0 || f.reaperInterval <= 0 || f.retention <= 0 {
+		return &UsageError{Msg: "--zombie-timeout, --reaper-interval and --retention must be positive, --restart-limit at least 0"}
+	}
+	return f.limits.check()
+}
+
+// apiConfig is the configuration of the API f describes over p; the
+// caller adds what only it knows (dev: the job sandbox line).
+func (f *config) apiConfig(p *apiParts, con http.Handler, log *slog.Logger) server.Config {
+	cfg := server.Config{Store: p.store, Syncer: p.syncer, Metrics: p.metrics, Console: con, Secret: []byte(f.secret),
+		AdminToken: f.adminToken, MaxInputBytes: int64(f.maxInput), MaxWait: f.maxWait, MetricsToken: f.metricsToken, Logger: log}
+	f.limits.apply(&cfg)
+	return cfg
+}
+
 // RunServer runs `windforce server`: it migrates the database, starts the
 // reaper, the retention sweeper and the source poller, and serves the HTTP
 // API until ctx ends, then shuts down gracefully (in-flight requests get
@@ -83,10 +72,6 @@ func RunServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	maxInput, err := parseSize(f.maxInput)
-	if err != nil {
-		return &UsageError{Msg: err.Error()}
-	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	p, err := openAPIStore(ctx, f.dbURL, f.objectCache, f.zombieTimeout, log)
 	if err != nil {
@@ -94,14 +79,11 @@ func RunServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer p.store.Close()
 	p.syncer.FileSources = source.SplitFileSources(f.fileSources)
-	con, err := newConsole(p, f.secret, f.adminToken, maxInput, log)
+	con, err := newConsole(p, f, log)
 	if err != nil {
 		return err
 	}
-	cfg := server.Config{Store: p.store, Syncer: p.syncer, Metrics: p.metrics, Console: con, Secret: []byte(f.secret),
-		AdminToken: f.adminToken, MaxInputBytes: maxInput, MaxWait: f.maxWait, Logger: log}
-	f.limits.apply(&cfg)
-	api, err := server.New(cfg)
+	api, err := server.New(f.apiConfig(p, con, log))
 	if err != nil {
 		return err
 	}
@@ -160,13 +142,13 @@ func openAPIStore(ctx context.Context, dbURL, objectCache string, zombieTimeout 
 
 // newConsole builds the web console over p; without a secret to sign
 // sessions with there is none (nil), and the server says so.
-func newConsole(p *apiParts, secret, adminToken string, maxInput int64, log *slog.Logger) (http.Handler, error) {
-	if secret == "" {
+func newConsole(p *apiParts, f *config, log *slog.Logger) (http.Handler, error) {
+	if f.secret == "" {
 		log.Warn("no WINDFORCE_SECRET: the web console is off (it signs sessions with the secret)")
 		return nil, nil
 	}
-	con, err := console.New(console.Config{Store: p.store, Syncer: p.syncer, Secret: []byte(secret),
-		AdminToken: adminToken, MaxInputBytes: maxInput, Logger: log})
+	con, err := console.New(console.Config{Store: p.store, Syncer: p.syncer, Secret: []byte(f.secret),
+		AdminToken: f.adminToken, MaxInputBytes: int64(f.maxInput), Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
@@ -175,7 +157,7 @@ func newConsole(p *apiParts, secret, adminToken string, maxInput int64, log *slo
 
 // startServices starts the reaper, the sweeper, the source poller and the
 // scheduler; the returned function stops them all and waits.
-func startServices(ctx context.Context, f *serverFlags, p *apiParts, log *slog.Logger) (func(), error) {
+func startServices(ctx context.Context, f *config, p *apiParts, log *slog.Logger) (func(), error) {
 	reaper := &spine.Reaper{Store: p.store, Interval: f.reaperInterval, ZombieTimeout: f.zombieTimeout,
 		RestartLimit: f.restartLimit, Logger: log, OnReap: p.metrics.Reaped}
 	sweeper := &spine.Sweeper{Store: p.store, Retention: f.retention, Logger: log}
