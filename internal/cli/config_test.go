@@ -113,19 +113,6 @@ func docDefault(cell string) (def, devDef string) {
 	return def, devDef
 }
 
-// devPendingDocs are the variables dev reads since it shares the server's
-// and the worker's settings, whose "used by" in docs/OPERATIONS.md does not
-// say dev yet. Delete an entry once the docs list dev for it.
-var devPendingDocs = map[string]bool{
-	"WINDFORCE_DATABASE_URL": true, "WINDFORCE_OBJECT_CACHE": true, "WINDFORCE_TAGS": true,
-	"WINDFORCE_METRICS_TOKEN": true, "WINDFORCE_MAX_CONNECTIONS": true, "WINDFORCE_MAX_WAITERS_PER_TOKEN": true,
-	"WINDFORCE_MAX_FOLLOWERS_PER_TOKEN": true, "WINDFORCE_MAX_CHILD_DEPTH": true, "WINDFORCE_HEARTBEAT": true,
-	"WINDFORCE_ZOMBIE_TIMEOUT": true, "WINDFORCE_REAPER_INTERVAL": true, "WINDFORCE_RESTART_LIMIT": true,
-	"WINDFORCE_KILL_GRACE": true, "WINDFORCE_RETENTION": true, "WINDFORCE_MAX_INPUT_BYTES": true,
-	"WINDFORCE_MAX_RESULT_BYTES": true, "WINDFORCE_MAX_LOG_BYTES": true, "WINDFORCE_MAX_WAIT": true,
-	"WINDFORCE_COMMIT_CACHE_BYTES": true, "WINDFORCE_COMMIT_CACHE_AGE": true,
-}
-
 // allCommands are the commands with settings, named as in the docs.
 var allCommands = []struct {
 	name string
@@ -192,10 +179,8 @@ func TestDocumentedSettings(t *testing.T) {
 			switch {
 			case !ok:
 				t.Errorf("%s reads %s, which no configuration table documents", c.name, v)
-			case cmds&c.cmd == 0 && !(c.cmd == cmdDev && devPendingDocs[v]):
+			case cmds&c.cmd == 0:
 				t.Errorf("%s reads %s, which the docs do not list for it", c.name, v)
-			case cmds&c.cmd != 0 && c.cmd == cmdDev && devPendingDocs[v]:
-				t.Logf("the docs list %s for dev now: delete it from devPendingDocs", v)
 			}
 		}
 	}
