@@ -40,6 +40,7 @@ type newStoreFunc = func(t *testing.T) spine.Store
 func Run(t *testing.T, newStore func(t *testing.T) spine.Store) {
 	t.Run("Migrate", func(t *testing.T) { testMigrate(t, newStore) })
 	t.Run("Enqueue", func(t *testing.T) { testEnqueue(t, newStore) })
+	t.Run("PinnedSchemas", func(t *testing.T) { testPinnedSchemas(t, newStore) })
 	t.Run("Claim", func(t *testing.T) { testClaim(t, newStore) })
 	t.Run("Heartbeat", func(t *testing.T) { testHeartbeat(t, newStore) })
 	t.Run("Complete", func(t *testing.T) { testComplete(t, newStore) })

@@ -83,3 +83,60 @@ func BenchmarkClaimComplete(b *testing.B) {
 func BenchmarkCompletionWake(b *testing.B) {
 	storetest.BenchCompletionWake(b, benchStore(b))
 }
+
+// schemaJob is job on the default tag with the pin's schemas set to in and
+// out.
+func schemaJob(in, out json.RawMessage) spine.EnqueueParams {
+	p := job("default")
+	p.Pin.InputSchema, p.Pin.OutputSchema = in, out
+	return p
+}
+
+// BenchmarkEnqueueSmallSchemas is BenchmarkEnqueue with the small input and
+// output schemas most actions have.
+func BenchmarkEnqueueSmallSchemas(b *testing.B) {
+	benchEnqueueSchemas(b, schemaJob(json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`),
+		json.RawMessage(`{"type":"object","required":["greeting"]}`)), 1)
+}
+
+// BenchmarkEnqueueLargeSchema enqueues jobs pinning 1 MiB input and output
+// schemas, one per transaction; db-bytes/job is what each adds to the file.
+func BenchmarkEnqueueLargeSchema(b *testing.B) {
+	benchEnqueueSchemas(b, schemaJob(storetest.LargeSchema("in", 1<<20), storetest.LargeSchema("out", 1<<20)), 1)
+}
+
+// BenchmarkEnqueueBatch20LargeSchema is BenchmarkEnqueueLargeSchema with 20
+// jobs per EnqueueBatch.
+func BenchmarkEnqueueBatch20LargeSchema(b *testing.B) {
+	benchEnqueueSchemas(b, schemaJob(storetest.LargeSchema("in", 1<<20), storetest.LargeSchema("out", 1<<20)), 20)
+}
+
+func benchEnqueueSchemas(b *testing.B, p spine.EnqueueParams, batch int) {
+	s := benchStore(b)
+	ps := make([]spine.EnqueueParams, batch)
+	for i := range ps {
+		ps[i] = p
+	}
+	before := fileBytes(b, s)
+	for b.Loop() {
+		if _, err := s.EnqueueBatch(context.Background(), ps); err != nil {
+			b.Fatal(err)
+		}
+	}
+	jobs := float64(b.N * batch)
+	b.ReportMetric(jobs/b.Elapsed().Seconds(), "jobs/s")
+	b.ReportMetric(float64(fileBytes(b, s)-before)/jobs, "db-bytes/job")
+}
+
+// fileBytes is the pages the database uses (free pages excluded).
+func fileBytes(b *testing.B, s *Store) int64 {
+	b.Helper()
+	var pages, free, size int64
+	db := s.DB()
+	for q, v := range map[string]*int64{"page_count": &pages, "freelist_count": &free, "page_size": &size} {
+		if err := db.QueryRowContext(context.Background(), "PRAGMA "+q).Scan(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return (pages - free) * size
+}
