@@ -185,7 +185,7 @@ func insertArgs(p spine.EnqueueParams, channel string, notify bool) pgx.StrictNa
 		coalesceKey = p.CoalesceKey
 	}
 	memory, pids, cpu := limitArgs(p.Pin.Limits)
-	return pgx.StrictNamedArgs{
+	args := pgx.StrictNamedArgs{
 		"id":             p.ID,
 		"workspace":      p.Workspace,
 		"trigger_kind":   string(p.TriggerKind),
@@ -200,8 +200,6 @@ func insertArgs(p spine.EnqueueParams, channel string, notify bool) pgx.StrictNa
 		"action_key":     p.Pin.ActionKey,
 		"entrypoint":     p.Pin.Entrypoint,
 		"runtime":        p.Pin.Runtime,
-		"input_schema":   jsonArg(p.Pin.InputSchema),
-		"output_schema":  jsonArg(p.Pin.OutputSchema),
 		"timeout_ms":     p.Pin.Timeout.Milliseconds(),
 		"tag":            p.Pin.Tag,
 		"priority":       p.Priority,
@@ -215,4 +213,6 @@ func insertArgs(p spine.EnqueueParams, channel string, notify bool) pgx.StrictNa
 		"notify":         notify,
 		"channel":        channel,
 	}
+	schemaArgs(args, p.Pin.InputSchema, p.Pin.OutputSchema)
+	return args
 }

@@ -27,6 +27,7 @@ func (s *Store) insertBatch(ctx context.Context, tx pgx.Tx, ps []spine.EnqueuePa
 		sources, shas, apps, actions, entries = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		runtimes, jobTags                     = make([]string, n), make([]string, n)
 		inSchemas, outSchemas                 = make([]*string, n), make([]*string, n)
+		schemas                               schemaSet
 		nows, scheduled                       = make([]*time.Time, n), make([]*time.Time, n)
 		timeouts, backoffs                    = make([]int64, n), make([]int64, n)
 		priorities, maxAttempts               = make([]int32, n), make([]int32, n)
@@ -38,7 +39,7 @@ func (s *Store) insertBatch(ctx context.Context, tx pgx.Tx, ps []spine.EnqueuePa
 		inputs[i] = string(p.Input)
 		sources[i], shas[i], apps[i], actions[i] = p.Pin.GitSourceID, p.Pin.CommitSHA, p.Pin.AppKey, p.Pin.ActionKey
 		entries[i], runtimes[i], jobTags[i] = p.Pin.Entrypoint, p.Pin.Runtime, p.Pin.Tag
-		inSchemas[i], outSchemas[i] = optText(p.Pin.InputSchema), optText(p.Pin.OutputSchema)
+		inSchemas[i], outSchemas[i] = schemas.add(p.Pin.InputSchema), schemas.add(p.Pin.OutputSchema)
 		nows[i], scheduled[i] = optTime(p.Now), optTime(p.ScheduledFor)
 		timeouts[i], backoffs[i] = p.Pin.Timeout.Milliseconds(), max(1, p.Pin.Retry.Backoff.Milliseconds())
 		priorities[i], maxAttempts[i] = int32(p.Priority), int32(p.Pin.Retry.MaxAttempts)
@@ -50,10 +51,11 @@ func (s *Store) insertBatch(ctx context.Context, tx pgx.Tx, ps []spine.EnqueuePa
 		"ids": ids, "workspaces": workspaces, "trigger_kinds": kinds, "trigger_refs": refs,
 		"created_bys": bys, "nows": nows, "scheduled_fors": scheduled, "inputs": inputs,
 		"git_source_ids": sources, "commit_shas": shas, "app_keys": apps, "action_keys": actions,
-		"entrypoints": entries, "runtimes": runtimes, "input_schemas": inSchemas, "output_schemas": outSchemas,
+		"entrypoints": entries, "runtimes": runtimes, "input_schema_hashes": inSchemas, "output_schema_hashes": outSchemas,
 		"timeout_mss": timeouts, "tags": jobTags, "priorities": priorities, "max_attemptss": maxAttempts,
 		"backoff_mss": backoffs, "backoff_factors": factors,
 		"limit_memories": memories, "limit_pidss": pidss, "limit_cpus": cpus,
+		"schema_hashes": schemas.hashes, "schema_bodies": schemas.bodies, "schema_touch_ms": schemaTouch.Milliseconds(),
 	})
 	batch.Queue(qNotify, notify)
 	br := tx.SendBatch(ctx, batch)
@@ -69,15 +71,6 @@ func (s *Store) insertBatch(ctx context.Context, tx pgx.Tx, ps []spine.EnqueuePa
 		return fmt.Errorf("wake workers: %w", translate(err))
 	}
 	return translate(br.Close())
-}
-
-// optText is raw JSON as a nullable text array element.
-func optText(v []byte) *string {
-	if len(v) == 0 {
-		return nil
-	}
-	s := string(v)
-	return &s
 }
 
 // optLimits are limits as nullable array elements (NULL where not set).

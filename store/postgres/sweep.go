@@ -15,8 +15,9 @@ import (
 const defaultSweepBatch = 1000
 
 // Sweep deletes finished jobs completed before p.Before in batches, each
-// its own short statement, until a batch comes back short (invariant 8).
-// The query timeout bounds each batch, not the whole sweep.
+// its own short statement, until a batch comes back short (invariant 8),
+// and then the pinned schemas no job can reference any more. The query
+// timeout bounds each statement, not the whole sweep.
 func (s *Store) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
 	if p.BatchSize <= 0 {
 		p.BatchSize = defaultSweepBatch
@@ -29,9 +30,13 @@ func (s *Store) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
 			return total, fmt.Errorf("sweep finished jobs: %w", err)
 		}
 		if n < p.BatchSize {
-			return total, nil
+			break
 		}
 	}
+	if _, err := s.sweepSchemas(ctx); err != nil {
+		return total, fmt.Errorf("sweep finished jobs: %w", err)
+	}
+	return total, nil
 }
 
 func (s *Store) sweepBatch(ctx context.Context, p spine.SweepParams) (int, error) {

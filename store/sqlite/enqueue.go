@@ -131,15 +131,30 @@ func (w *writeTx) coalesce(ctx context.Context, p spine.EnqueueParams) (spine.En
 }
 
 // insertJob inserts the job row with its pin and its waiting queue row.
+// The pin's schemas go to job_schema, once per content; the job row keeps
+// their hashes.
 func (w *writeTx) insertJob(ctx context.Context, p spine.EnqueueParams) error {
 	pin := p.Pin
+	createdAt := micros(resolveNow(p.Now))
+	// The later of the job's time and the real clock: the job is created
+	// before used_at + schemaTouch, and a backdated job still refreshes
+	// the rows (pinned_schema.go).
+	usedAt := max(createdAt, micros(time.Now()))
+	inHash, err := w.pinSchema(ctx, pin.InputSchema, usedAt)
+	if err != nil {
+		return fmt.Errorf("insert job %s: %w", p.ID, err)
+	}
+	outHash, err := w.pinSchema(ctx, pin.OutputSchema, usedAt)
+	if err != nil {
+		return fmt.Errorf("insert job %s: %w", p.ID, err)
+	}
 	args := append([]any{
 		sql.Named("id", p.ID),
 		sql.Named("workspace", p.Workspace),
 		sql.Named("trigger_kind", string(p.TriggerKind)),
 		sql.Named("trigger_ref", p.TriggerRef),
 		sql.Named("created_by", p.CreatedBy),
-		sql.Named("created_at", micros(resolveNow(p.Now))),
+		sql.Named("created_at", createdAt),
 		sql.Named("input", string(p.Input)),
 		sql.Named("git_source_id", pin.GitSourceID),
 		sql.Named("commit_sha", pin.CommitSHA),
@@ -147,8 +162,8 @@ func (w *writeTx) insertJob(ctx context.Context, p spine.EnqueueParams) error {
 		sql.Named("action_key", pin.ActionKey),
 		sql.Named("entrypoint", pin.Entrypoint),
 		sql.Named("runtime", pin.Runtime),
-		sql.Named("input_schema", jsonArg(pin.InputSchema)),
-		sql.Named("output_schema", jsonArg(pin.OutputSchema)),
+		sql.Named("input_schema_hash", inHash),
+		sql.Named("output_schema_hash", outHash),
 		sql.Named("timeout_ms", durationMS(pin.Timeout)),
 		sql.Named("tag", pin.Tag),
 		sql.Named("priority", p.Priority),

@@ -51,6 +51,10 @@ const (
 	qSweepAudit           query = "sweep_audit"
 	qSetZombieTimeout     query = "set_zombie_timeout"
 	qAppendLog            query = "append_log"
+	qSchemaUsedAt         query = "schema_used_at"
+	qSchemaInsert         query = "schema_insert"
+	qSchemaTouch          query = "schema_touch"
+	qSweepSchemas         query = "sweep_schemas"
 )
 
 // Statements on the reader pool.
@@ -79,6 +83,7 @@ var (
 		qReapCandidates, qReapRequeue, qReapFinish, qReapDelete,
 		qSweep, qSweepJob, qSweepLogs, qSweepAudit,
 		qSetZombieTimeout, qAppendLog,
+		qSchemaUsedAt, qSchemaInsert, qSchemaTouch, qSweepSchemas,
 		qCatalogPutSource, qCatalogSyncError, qCatalogSourceExists, qCatalogAppOwners,
 		qCatalogDeleteActions, qCatalogDeleteApps, qCatalogInsertApp, qCatalogInsertAction,
 		qCatalogSourceSynced, qCatalogResolve,

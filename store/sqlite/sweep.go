@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/windforce/windforce/spine"
 )
@@ -14,8 +15,9 @@ const defaultSweepBatch = 1000
 // Sweep deletes finished jobs completed before p.Before (invariant 8): their
 // job_completed, job, job_logs and job_audit rows, p.BatchSize jobs per
 // transaction so the writer is never held long, until a batch comes back
-// short. Only job_completed picks the jobs, so queued and running jobs are
-// never touched.
+// short, and then the pinned schemas no job can reference any more. Only
+// job_completed picks the jobs, so queued and running jobs are never
+// touched.
 func (s *Store) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
 	if p.BatchSize <= 0 {
 		p.BatchSize = defaultSweepBatch
@@ -34,9 +36,14 @@ func (s *Store) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
 		}
 		total += n
 		if n < p.BatchSize {
-			return total, nil
+			break
 		}
 	}
+	err := s.write(ctx, func(w *writeTx) error { return w.sweepSchemas(ctx, time.Now()) })
+	if err != nil {
+		return total, fmt.Errorf("sweep: %w", err)
+	}
+	return total, nil
 }
 
 func (w *writeTx) sweepBatch(ctx context.Context, before int64, batch int) (int, error) {

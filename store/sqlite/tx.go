@@ -10,13 +10,16 @@ import (
 
 // writeTx is one transaction on the writer connection: its statements, the
 // tags whose workers it must wake and the jobs whose waiters it must wake
-// once it has committed.
+// once it has committed, and the schemas it has pinned.
 type writeTx struct {
 	s     *Store
 	tx    *sql.Tx
 	stmts map[query]*sql.Stmt
 	tags  map[string]struct{}
 	done  []uuid.UUID
+	// schemas are the schemas this transaction pinned, by text, so the
+	// jobs of a batch store theirs once (pinned_schema.go).
+	schemas map[string]pinnedSchema
 }
 
 func (s *Store) newWriteTx(tx *sql.Tx) *writeTx {

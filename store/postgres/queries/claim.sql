@@ -51,10 +51,12 @@ WITH picked AS MATERIALIZED (
 )
 SELECT c.job_id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created_at, j.input,
        j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,
-       j.input_schema, j.output_schema, j.timeout_ms, j.tag,
+       si.body, so.body, j.timeout_ms, j.tag,
        j.max_attempts, j.backoff_ms, j.backoff_factor,
        j.limit_memory, j.limit_pids, j.limit_cpu,
        c.priority, c.claim_token, c.attempt, c.restarts, c.started_at, c.generation
 FROM claimed c
 JOIN job j ON j.id = c.job_id
+LEFT JOIN job_schema si ON si.hash = j.input_schema_hash
+LEFT JOIN job_schema so ON so.hash = j.output_schema_hash
 ORDER BY c.priority DESC, c.scheduled_for, c.job_id

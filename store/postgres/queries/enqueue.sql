@@ -8,6 +8,10 @@
 -- sends one notification per tag at the end. pg_notify returns void, which
 -- casts to '': the filter keeps every row, and CASE runs pg_notify only
 -- when asked.
+--
+-- The job keeps its schemas' hashes, and schemas stores their texts in
+-- job_schema as pin_schemas does in enqueue_batch.sql (whose comment says
+-- why it is written this way). It runs only when the job is inserted.
 WITH queued AS (
     INSERT INTO job_queue (job_id, workspace, app_key, action_key, tag, priority, scheduled_for, coalesce_key)
     VALUES (@id, @workspace, @app_key, @action_key, @tag, @priority,
@@ -17,16 +21,26 @@ WITH queued AS (
 ), pinned AS (
     INSERT INTO job (id, workspace, trigger_kind, trigger_ref, created_by, created_at, input,
                      git_source_id, commit_sha, app_key, action_key, entrypoint, runtime,
-                     input_schema, output_schema, timeout_ms, tag, priority,
+                     input_schema_hash, output_schema_hash, timeout_ms, tag, priority,
                      max_attempts, backoff_ms, backoff_factor, coalesce_key,
                      limit_memory, limit_pids, limit_cpu)
     SELECT queued.job_id, @workspace::text, @trigger_kind::text, @trigger_ref::text, @created_by::text,
            coalesce(@now::timestamptz, now()), @input::jsonb,
            @git_source_id::text, @commit_sha::text, @app_key::text, @action_key::text, @entrypoint::text, @runtime::text,
-           @input_schema::jsonb, @output_schema::jsonb, @timeout_ms::bigint, queued.tag, @priority::integer,
+           @input_schema_hash::text, @output_schema_hash::text, @timeout_ms::bigint, queued.tag, @priority::integer,
            @max_attempts::integer, @backoff_ms::bigint, @backoff_factor::double precision, @coalesce_key::text,
            @limit_memory::bigint, @limit_pids::integer, @limit_cpu::double precision
     FROM queued
+), schemas AS (
+    INSERT INTO job_schema (hash, used_at, body)
+    SELECT DISTINCT ON (s.hash) s.hash, greatest(coalesce(@now::timestamptz, now()), now()), s.body::jsonb
+    FROM queued
+    CROSS JOIN (VALUES (@input_schema_hash::text, @input_schema::text),
+                       (@output_schema_hash::text, @output_schema::text)) AS s(hash, body)
+    WHERE s.hash IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM job_schema x WHERE x.hash = s.hash
+                      AND x.used_at >= greatest(coalesce(@now::timestamptz, now()), now()) - @schema_touch_ms::bigint * interval '1 millisecond')
+    ON CONFLICT (hash) DO UPDATE SET used_at = greatest(job_schema.used_at, excluded.used_at)
 )
 SELECT job_id, generation
 FROM queued

@@ -5,7 +5,7 @@
 -- never a filter over rows already returned. Empty filters match all.
 SELECT j.id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created_at, j.input,
        j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,
-       j.input_schema, j.output_schema, j.timeout_ms, j.tag,
+       si.body, so.body, j.timeout_ms, j.tag,
        j.max_attempts, j.backoff_ms, j.backoff_factor, coalesce(j.coalesce_key, ''),
        j.limit_memory, j.limit_pids, j.limit_cpu,
        CASE WHEN q.job_id IS NOT NULL THEN CASE WHEN q.running THEN 'running' ELSE 'queued' END
@@ -21,6 +21,8 @@ FROM job j
 LEFT JOIN job_queue q ON q.job_id = j.id
 LEFT JOIN job_completed c ON c.job_id = j.id
 LEFT JOIN job_runtime r ON r.job_id = j.id
+LEFT JOIN job_schema si ON si.hash = j.input_schema_hash
+LEFT JOIN job_schema so ON so.hash = j.output_schema_hash
 WHERE j.workspace = @workspace
   AND (j.created_at, j.id) < (@after_at::timestamptz, @after_id::uuid)
   AND (@app::text = '' OR j.app_key = @app::text)

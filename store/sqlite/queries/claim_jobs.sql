@@ -1,8 +1,11 @@
--- The pinned execution metadata of freshly claimed jobs.
-SELECT id, trigger_kind, trigger_ref, created_by, created_at, input,
-       git_source_id, commit_sha, app_key, action_key, entrypoint, runtime,
-       input_schema, output_schema, timeout_ms, tag,
-       max_attempts, backoff_ms, backoff_factor,
-       limit_memory, limit_pids, limit_cpu
-FROM job
-WHERE id IN (SELECT value FROM json_each(:ids))
+-- The pinned execution metadata of freshly claimed jobs, with the schemas
+-- joined back from job_schema by hash.
+SELECT j.id, j.trigger_kind, j.trigger_ref, j.created_by, j.created_at, j.input,
+       j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,
+       si.body, so.body, j.timeout_ms, j.tag,
+       j.max_attempts, j.backoff_ms, j.backoff_factor,
+       j.limit_memory, j.limit_pids, j.limit_cpu
+FROM job AS j
+LEFT JOIN job_schema AS si ON si.hash = j.input_schema_hash
+LEFT JOIN job_schema AS so ON so.hash = j.output_schema_hash
+WHERE j.id IN (SELECT value FROM json_each(:ids))

@@ -1,8 +1,9 @@
 -- A job in any state, in one statement so the reader sees one snapshot:
--- queued or running from job_queue, else its job_completed row.
+-- queued or running from job_queue, else its job_completed row. The pinned
+-- schemas are joined from job_schema by their hashes.
 SELECT j.id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created_at, j.input,
        j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,
-       j.input_schema, j.output_schema, j.timeout_ms, j.tag,
+       si.body, so.body, j.timeout_ms, j.tag,
        j.max_attempts, j.backoff_ms, j.backoff_factor, j.coalesce_key,
        j.limit_memory, j.limit_pids, j.limit_cpu,
        coalesce(q.priority, j.priority),
@@ -26,4 +27,6 @@ FROM job AS j
 LEFT JOIN job_queue AS q ON q.job_id = j.id
 LEFT JOIN job_completed AS c ON c.job_id = j.id
 LEFT JOIN job_runtime AS r ON r.job_id = j.id
+LEFT JOIN job_schema AS si ON si.hash = j.input_schema_hash
+LEFT JOIN job_schema AS so ON so.hash = j.output_schema_hash
 WHERE j.id = :id AND j.workspace = :workspace
