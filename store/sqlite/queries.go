@@ -87,7 +87,8 @@ var (
 		qCatalogPutSource, qCatalogSyncError, qCatalogSourceExists, qCatalogAppOwners,
 		qCatalogDeleteActions, qCatalogDeleteApps, qCatalogInsertApp, qCatalogInsertAction,
 		qCatalogSourceSynced, qCatalogResolve,
-		qAuthCreateToken, qAuthRevokeToken,
+		qAuthCreateToken, qAuthRevokeToken, qAuthEndSessions,
+		qSessionDeleteExpired, qSessionInsert, qSessionEnd,
 		qRequeueJobRead,
 		qWebhookPutSecret, qWebhookForget, qWebhookSeen,
 		qScheduleCreate, qScheduleSetEnabled, qScheduleDelete, qScheduleFire, qScheduleJobLive, qScheduleSetJob, qScheduleHandOver,
@@ -95,7 +96,7 @@ var (
 	readerQueries = []query{
 		qGetJob, qLogs, qAudit, qHealth,
 		qCatalogGetSource, qCatalogListSources, qCatalogListApps, qCatalogListActions,
-		qAuthTokenByHash, qAuthLeaseLive,
+		qAuthTokenByHash, qAuthLeaseLive, qAuthTokenByID, qSessionByHash,
 		qWebhookSecret,
 		qListJobs, qCountJobs,
 		qScheduleList, qScheduleGet, qScheduleDue,

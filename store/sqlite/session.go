@@ -17,15 +17,6 @@ const (
 	qSessionEnd           query = "session_end"
 )
 
-// The session and token-by-id statements join the prepared sets here, by
-// the package's init, rather than in queries.go's lists: those lists are
-// shared by every feature, and this keeps the sessions' statements in one
-// place. TestQueriesComplete still sees them (init runs before tests).
-func init() {
-	writerQueries = append(writerQueries, qAuthEndSessions, qSessionDeleteExpired, qSessionInsert, qSessionEnd)
-	readerQueries = append(readerQueries, qAuthTokenByID, qSessionByHash)
-}
-
 // CreateSession stores a console session and deletes expired ones, in
 // one transaction.
 func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
