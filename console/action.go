@@ -130,7 +130,7 @@ func (c *Console) runAction(q *req) error {
 			len(input), c.cfg.MaxInputBytes)}
 	}
 	if errs == nil {
-		res, err := c.cfg.Store.EnqueueAction(q.r.Context(), catalog.EnqueueRequest{Workspace: q.ws, App: app.Key,
+		res, err := c.enq.Enqueue(q.r.Context(), catalog.EnqueueRequest{Workspace: q.ws, App: app.Key,
 			Action: act.Key, TriggerKind: spine.TriggerManual, CreatedBy: q.u.name(), Input: input})
 		var ie *catalog.InputError
 		switch {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/windforce/windforce/auth"
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/metrics"
 	"github.com/windforce/windforce/schedule"
 	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/spine"
@@ -49,6 +50,10 @@ type Config struct {
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Metrics counts the console's enqueues (run, run again) in
+	// windforce_jobs_enqueued_total; pass the server's so GET /metrics
+	// shows them. nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 // DefaultMaxInputBytes is the input limit when Config.MaxInputBytes is 0,
@@ -68,6 +73,8 @@ type Console struct {
 	log   *slog.Logger
 	mux   *http.ServeMux
 	pages map[string]*template.Template
+	// enq is the one enqueue path with its counting, as the API's.
+	enq *catalog.Enqueuer
 }
 
 // New builds a console over cfg.Store.
@@ -87,7 +94,8 @@ func New(cfg Config) (*Console, error) {
 	if cfg.LiveHold <= 0 {
 		cfg.LiveHold = DefaultLiveHold
 	}
-	c := &Console{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	c := &Console{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(),
+		enq: &catalog.Enqueuer{Store: cfg.Store, Count: cfg.Metrics.JobEnqueued}}
 	if c.log == nil {
 		c.log = slog.Default()
 	}

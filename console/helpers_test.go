@@ -19,6 +19,7 @@ import (
 	"github.com/windforce/windforce/console"
 	"github.com/windforce/windforce/internal/apitest"
 	"github.com/windforce/windforce/internal/gittest"
+	"github.com/windforce/windforce/metrics"
 	"github.com/windforce/windforce/schedule"
 	"github.com/windforce/windforce/server"
 	"github.com/windforce/windforce/source"
@@ -71,6 +72,8 @@ type env struct {
 	url   string
 	repo  *gittest.Repo
 	clock *clock
+	// metrics is the console's (the API counts on its own).
+	metrics *metrics.Metrics
 }
 
 // forEachBackend runs fn once on SQLite and once on Postgres, in parallel.
@@ -81,19 +84,19 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, e *env)) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		clk := &clock{}
-		fn(t, wrap(t, apitest.NewPostgres(t, options(clk)), clk))
+		clk, m := &clock{}, metrics.New(metrics.Options{})
+		fn(t, wrap(t, apitest.NewPostgres(t, options(clk, m)), clk, m))
 	})
 }
 
 func newSQLiteEnv(t testing.TB) *env {
 	t.Helper()
-	clk := &clock{}
-	return wrap(t, apitest.NewSQLite(t, options(clk)), clk)
+	clk, m := &clock{}, metrics.New(metrics.Options{})
+	return wrap(t, apitest.NewSQLite(t, options(clk, m)), clk, m)
 }
 
-// options mount the console, on clk, at "/" of the API.
-func options(clk *clock) apitest.Options {
+// options mount the console, on clk and counting in m, at "/" of the API.
+func options(clk *clock, m *metrics.Metrics) apitest.Options {
 	return apitest.Options{Workspace: ws, Secret: secret, AdminToken: adminToken,
 		Console: func(s server.Store, syncer *source.Syncer) (http.Handler, error) {
 			cs, ok := s.(store)
@@ -103,7 +106,7 @@ func options(clk *clock) apitest.Options {
 			// LiveHold longer than any test: a held job page answers only
 			// when the job's completion wakes it.
 			con, err := console.New(console.Config{Store: cs, Syncer: syncer, Secret: secret, AdminToken: adminToken,
-				LiveHold: time.Hour, Now: clk.now, Logger: slog.New(slog.DiscardHandler)})
+				LiveHold: time.Hour, Now: clk.now, Logger: slog.New(slog.DiscardHandler), Metrics: m})
 			if err != nil {
 				return nil, err
 			}
@@ -111,8 +114,8 @@ func options(clk *clock) apitest.Options {
 		}}
 }
 
-func wrap(t testing.TB, a *apitest.Env, clk *clock) *env {
-	return &env{t: t, db: a.DB.(store), url: a.URL, repo: a.Repo, clock: clk}
+func wrap(t testing.TB, a *apitest.Env, clk *clock, m *metrics.Metrics) *env {
+	return &env{t: t, db: a.DB.(store), url: a.URL, repo: a.Repo, clock: clk, metrics: m}
 }
 
 // browser is a user agent with a cookie jar that does not follow

@@ -232,7 +232,7 @@ func (c *Console) rerunJob(q *req) error {
 	if err != nil {
 		return err
 	}
-	res, err := c.cfg.Store.EnqueueAction(q.r.Context(), catalog.EnqueueRequest{Workspace: q.ws,
+	res, err := c.enq.Enqueue(q.r.Context(), catalog.EnqueueRequest{Workspace: q.ws,
 		App: j.Pin.AppKey, Action: j.Pin.ActionKey, TriggerKind: spine.TriggerManual, TriggerRef: "rerun:" + j.ID.String(),
 		CreatedBy: q.u.name(), Input: j.Input})
 	if err != nil {

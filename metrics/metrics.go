@@ -5,10 +5,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/windforce/windforce/schedule"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -114,4 +116,16 @@ func (m *Metrics) Reaped(res spine.ReapResult) {
 	m.reaped.WithLabelValues("requeued").Add(float64(len(res.Requeued)))
 	m.reaped.WithLabelValues("failed").Add(float64(len(res.Failed)))
 	m.reaped.WithLabelValues("canceled").Add(float64(len(res.Canceled)))
+}
+
+// SchedulePass counts the jobs one scheduler pass enqueued, under trigger
+// schedule: every tick it won that made a job. A tick no-overlap skipped,
+// or whose action could not run, made none and is not counted. Set
+// schedule.Scheduler.OnPass to it.
+func (m *Metrics) SchedulePass(r schedule.PassResult) {
+	for _, f := range r.Fired {
+		if f.Job != uuid.Nil {
+			m.JobEnqueued(spine.TriggerSchedule, f.Workspace)
+		}
+	}
 }

@@ -88,11 +88,10 @@ func (s *Server) runJob(w http.ResponseWriter, r *http.Request, c *caller) (any,
 		}
 		defer release()
 	}
-	res, err := s.cfg.Store.EnqueueAction(r.Context(), req)
+	res, err := s.enq.Enqueue(r.Context(), req)
 	if err != nil {
 		return nil, err
 	}
-	s.cfg.Metrics.JobEnqueued(req.TriggerKind, req.Workspace)
 	if rq.wait <= 0 {
 		return &reply{status: http.StatusCreated, body: map[string]any{"id": res.ID.String()}}, nil
 	}

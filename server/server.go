@@ -99,6 +99,9 @@ type Server struct {
 	// waiters and followers count each caller's open ?wait requests and
 	// log streams (Config.MaxWaiters, MaxFollowers).
 	waiters, followers openCounter
+	// enq is the one enqueue path with its counting: every handler that
+	// enqueues goes through it.
+	enq *catalog.Enqueuer
 }
 
 // New builds a server over cfg.Store.
@@ -128,6 +131,7 @@ func New(cfg Config) (*Server, error) {
 	if s.cfg.Metrics == nil {
 		s.cfg.Metrics = metrics.New(metrics.Options{Health: cfg.Store, Logger: s.log})
 	}
+	s.enq = &catalog.Enqueuer{Store: cfg.Store, Count: s.cfg.Metrics.JobEnqueued}
 	s.routes()
 	return s, nil
 }

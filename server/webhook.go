@@ -81,11 +81,11 @@ func (s *Server) webhookWithToken(w http.ResponseWriter, r *http.Request) (any, 
 		return nil, err
 	}
 	req := webhookRequest(r, body, c.token.ID, c.name())
-	res, err := s.cfg.Store.EnqueueAction(r.Context(), req)
+	res, err := s.enq.Enqueue(r.Context(), req)
 	if err != nil {
 		return nil, err
 	}
-	return s.webhookEnqueued(req, res), nil
+	return webhookEnqueued(res), nil
 }
 
 // webhookWithSignature checks, in order, the signature, the timestamp's
@@ -128,11 +128,13 @@ func (s *Server) webhookWithSignature(w http.ResponseWriter, r *http.Request) (a
 	// timestamp either way, so it may be seen as early as ts-window and
 	// replayed as late as ts+window: its record must outlive seen_at by
 	// two windows, not one.
-	res, err := s.cfg.Store.EnqueueWebhook(r.Context(), sig, now, now.Add(-2*WebhookWindow), req)
+	res, err := s.enq.Via(r.Context(), req, func(ctx context.Context, req catalog.EnqueueRequest) (spine.EnqueueResult, error) {
+		return s.cfg.Store.EnqueueWebhook(ctx, sig, now, now.Add(-2*WebhookWindow), req)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return s.webhookEnqueued(req, res), nil
+	return webhookEnqueued(res), nil
 }
 
 // errBadSignature answers a signature that does not match, or an action
@@ -179,9 +181,8 @@ func webhookRequest(r *http.Request, body []byte, ref, by string) catalog.Enqueu
 	}
 }
 
-// webhookEnqueued counts the enqueue and answers 201 {"id"}.
-func (s *Server) webhookEnqueued(req catalog.EnqueueRequest, res spine.EnqueueResult) *reply {
-	s.cfg.Metrics.JobEnqueued(req.TriggerKind, req.Workspace)
+// webhookEnqueued answers 201 {"id"}.
+func webhookEnqueued(res spine.EnqueueResult) *reply {
 	return &reply{status: http.StatusCreated, body: map[string]any{"id": res.ID.String()}}
 }
 

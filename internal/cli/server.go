@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/windforce/windforce/console"
 	"github.com/windforce/windforce/metrics"
 	"github.com/windforce/windforce/objectcache"
@@ -148,7 +146,7 @@ func newConsole(p *apiParts, f *config, log *slog.Logger) (http.Handler, error) 
 		return nil, nil
 	}
 	con, err := console.New(console.Config{Store: p.store, Syncer: p.syncer, Secret: []byte(f.secret),
-		AdminToken: f.adminToken, MaxInputBytes: int64(f.maxInput), Logger: log})
+		AdminToken: f.adminToken, MaxInputBytes: int64(f.maxInput), Logger: log, Metrics: p.metrics})
 	if err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
@@ -162,13 +160,7 @@ func startServices(ctx context.Context, f *config, p *apiParts, log *slog.Logger
 		RestartLimit: f.restartLimit, Logger: log, OnReap: p.metrics.Reaped}
 	sweeper := &spine.Sweeper{Store: p.store, Retention: f.retention, Logger: log}
 	poller := &source.Poller{Syncer: p.syncer, Interval: f.syncInterval, Logger: log}
-	scheduler := &schedule.Scheduler{Store: p.store, Logger: log, OnPass: func(r schedule.PassResult) {
-		for _, fired := range r.Fired {
-			if fired.Job != uuid.Nil {
-				p.metrics.JobEnqueued(spine.TriggerSchedule, fired.Workspace)
-			}
-		}
-	}}
+	scheduler := &schedule.Scheduler{Store: p.store, Logger: log, OnPass: p.metrics.SchedulePass}
 	var stops []func()
 	stopAll := func() {
 		for i := len(stops) - 1; i >= 0; i-- {
