@@ -120,10 +120,12 @@ func redirect(w http.ResponseWriter, r *http.Request, target string) {
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
 
-// handle registers a page of a workspace ({ws} in pattern) that needs
-// scope. It authenticates, checks CSRF on POST, checks the scope as the
-// API does, and renders errors as pages.
-func (c *Console) handle(pattern, nav string, scope auth.Scope, fn pageFunc) {
+// handle registers a page of a workspace ({ws} in pattern) that is
+// action. It authenticates, checks CSRF on POST, checks the scope the
+// action needs (auth.Need, as the API does), and renders errors as pages.
+func (c *Console) handle(pattern, nav string, action auth.Action, fn pageFunc) {
+	scope := auth.Need(action)
+	c.actions[pattern] = action
 	c.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		// A form encodes its input at most about three times over
 		// (percent-escapes); the input itself is checked after parsing.

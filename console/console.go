@@ -75,6 +75,8 @@ type Console struct {
 	pages map[string]*template.Template
 	// enq is the one enqueue path with its counting, as the API's.
 	enq *catalog.Enqueuer
+	// actions is each page's action, by pattern (Actions).
+	actions map[string]auth.Action
 }
 
 // New builds a console over cfg.Store.
@@ -94,7 +96,7 @@ func New(cfg Config) (*Console, error) {
 	if cfg.LiveHold <= 0 {
 		cfg.LiveHold = DefaultLiveHold
 	}
-	c := &Console{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(),
+	c := &Console{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), actions: map[string]auth.Action{},
 		enq: &catalog.Enqueuer{Store: cfg.Store, Count: cfg.Metrics.JobEnqueued}}
 	if c.log == nil {
 		c.log = slog.Default()

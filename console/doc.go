@@ -16,8 +16,10 @@
 //	/w/{ws}/health    queue health and completions per minute (inline SVG)
 //
 // Everything is read straight from the store, and every write goes through
-// the same paths as the HTTP API: catalog.Store.EnqueueAction (trigger
-// manual), spine.Store.Cancel and Reopen, source.Syncer.Sync. Scopes are
-// the API's: read to view, run to run and cancel, operator to reopen,
-// admin for sources and schedules.
+// the same paths as the HTTP API: catalog.Enqueuer over
+// catalog.Store.EnqueueAction (trigger manual; counted in
+// windforce_jobs_enqueued_total like the API's), spine.Store.Cancel and
+// Reopen, source.Syncer.Sync. Scopes are the API's, from one table: each
+// page names its auth.Action and needs auth.Need of it (read to view, run
+// to run and cancel, operator to reopen, admin for sources and schedules).
 package console

@@ -59,10 +59,12 @@ type view struct {
 	D          any
 }
 
-// Can reports whether the logged-in token holds scope here; templates
-// hide buttons the user could not use (the handlers check again).
-func (v view) Can(scope string) bool {
-	return v.token != nil && v.token.Allows(v.WS, auth.Scope(scope))
+// Can reports whether the logged-in token may do action (an auth.Action:
+// "cancel", "reopen", "sync-source", …) here, by the scope auth.Need
+// gives it; templates hide buttons the user could not use (the handlers
+// check again). An unknown action panics, which fails the render.
+func (v view) Can(action string) bool {
+	return v.token != nil && v.token.Allows(v.WS, auth.Need(auth.Action(action)))
 }
 
 // view builds the layout fields of q's page.

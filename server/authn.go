@@ -49,11 +49,14 @@ const (
 
 // route is what a path requires of its caller.
 type route struct {
-	scope auth.Scope
-	job   jobAccess
+	// action is what the route does; its scope is auth.Need(action), the
+	// same the console's page for that action needs. An empty action
+	// leaves the check to the handler (any API token passes; job tokens
+	// never do).
+	action auth.Action
+	job    jobAccess
 	// global routes have no {ws}: only an all-workspace token passes the
-	// scope check there. An empty scope leaves the check to the handler
-	// (any API token passes; job tokens never do).
+	// scope check there.
 	global bool
 }
 
@@ -111,14 +114,14 @@ func bearer(h string) (string, error) {
 func (s *Server) authorize(r *http.Request, c *caller, rt route) error {
 	ws := r.PathValue("ws")
 	if c.token != nil {
-		if rt.scope == "" { // the handler checks the workspace it acts on
+		if rt.action == "" { // the handler checks the workspace it acts on
 			return nil
 		}
 		if rt.global {
 			ws = auth.AllWorkspaces
 		}
-		if !c.token.Allows(ws, rt.scope) {
-			return errorf(http.StatusForbidden, CodeForbidden, "token lacks the %s scope in workspace %q", rt.scope, ws)
+		if scope := auth.Need(rt.action); !c.token.Allows(ws, scope) {
+			return errorf(http.StatusForbidden, CodeForbidden, "token lacks the %s scope in workspace %q", scope, ws)
 		}
 		return nil
 	}

@@ -67,7 +67,7 @@ func (s *Server) followLogs(w http.ResponseWriter, r *http.Request, j spine.Job)
 	recheck := func() error {
 		c, err := s.authenticate(r)
 		if err == nil {
-			err = s.authorize(r, c, route{scope: auth.ScopeRead, job: jobSelf})
+			err = s.authorize(r, c, route{action: auth.ActionRead, job: jobSelf})
 		}
 		return err
 	}

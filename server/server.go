@@ -102,6 +102,8 @@ type Server struct {
 	// enq is the one enqueue path with its counting: every handler that
 	// enqueues goes through it.
 	enq *catalog.Enqueuer
+	// actions is each route's action (its scope is auth.Need of it).
+	actions map[string]auth.Action
 }
 
 // New builds a server over cfg.Store.
@@ -124,7 +126,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.MaxWaiters = orDefault(cfg.MaxWaiters, DefaultMaxWaiters)
 	cfg.MaxFollowers = orDefault(cfg.MaxFollowers, DefaultMaxFollowers)
 	cfg.MaxChildDepth = orDefault(cfg.MaxChildDepth, DefaultMaxChildDepth)
-	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), actions: map[string]auth.Action{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -154,41 +156,42 @@ func (s *Server) now() time.Time {
 	return time.Now()
 }
 
-// routes registers DESIGN §4's routes of this slice.
+// routes registers DESIGN §4's routes of this slice. Each names the
+// action it is (auth.Need gives the scope), as the console's pages do.
 func (s *Server) routes() {
-	read := route{scope: auth.ScopeRead}
-	self := route{scope: auth.ScopeRead, job: jobSelf}
-	run := route{scope: auth.ScopeRun}
-	admin := route{scope: auth.ScopeAdmin}
+	on := func(a auth.Action) route { return route{action: a} }
+	read := route{action: auth.ActionRead}
+	self := route{action: auth.ActionRead, job: jobSelf}
 	const w = "/api/w/{ws}"
-	s.api("POST "+w+"/jobs/run/{app}/{action}", route{scope: auth.ScopeRun, job: jobChild}, s.runJob)
+	s.api("POST "+w+"/jobs/run/{app}/{action}", route{action: auth.ActionRun, job: jobChild}, s.runJob)
 	s.api("GET "+w+"/jobs/{id}", self, s.getJob)
 	s.api("GET "+w+"/jobs/{id}/result", self, s.getResult)
 	s.api("GET "+w+"/jobs/{id}/logs", self, s.getLogs)
-	s.api("POST "+w+"/jobs/{id}/cancel", run, s.cancelJob)
-	s.api("POST "+w+"/jobs/{id}/reopen", route{scope: auth.ScopeOperator}, s.reopenJob)
+	s.api("POST "+w+"/jobs/{id}/cancel", on(auth.ActionCancel), s.cancelJob)
+	s.api("POST "+w+"/jobs/{id}/reopen", on(auth.ActionReopen), s.reopenJob)
 	s.api("GET "+w+"/jobs", read, s.listJobs)
-	s.api("POST "+w+"/jobs/{id}/requeue", run, s.requeueJob)
-	s.api("POST "+w+"/apps/{app}/deploy", admin, s.deployApp)
+	s.api("POST "+w+"/jobs/{id}/requeue", on(auth.ActionRequeue), s.requeueJob)
+	s.api("POST "+w+"/apps/{app}/deploy", on(auth.ActionDeploy), s.deployApp)
 	s.api("GET "+w+"/sources", read, s.listSources)
-	s.api("POST "+w+"/sources", admin, s.addSource)
-	s.api("POST "+w+"/sources/{id}/sync", admin, s.syncSource)
-	s.api("POST "+w+"/sources/{id}/hook", run, s.hookSource)
+	s.api("POST "+w+"/sources", on(auth.ActionAddSource), s.addSource)
+	s.api("POST "+w+"/sources/{id}/sync", on(auth.ActionSyncSource), s.syncSource)
+	s.api("POST "+w+"/sources/{id}/hook", on(auth.ActionHookSource), s.hookSource)
 	s.api("GET "+w+"/apps", read, s.listApps)
 	s.api("GET "+w+"/apps/{app}", read, s.getApp)
 	s.api("GET "+w+"/queue/health", read, s.queueHealth)
 	s.api("GET "+w+"/schedules", read, s.listSchedules)
 	s.api("GET "+w+"/schedules/preview", read, s.previewSchedule)
 	s.api("GET "+w+"/schedules/{id}", read, s.getSchedule)
-	s.api("POST "+w+"/schedules", admin, s.createSchedule)
-	s.api("PATCH "+w+"/schedules/{id}", admin, s.patchSchedule)
-	s.api("DELETE "+w+"/schedules/{id}", admin, s.deleteSchedule)
+	s.api("POST "+w+"/schedules", on(auth.ActionCreateSchedule), s.createSchedule)
+	s.api("PATCH "+w+"/schedules/{id}", on(auth.ActionEditSchedule), s.patchSchedule)
+	s.api("DELETE "+w+"/schedules/{id}", on(auth.ActionDeleteSchedule), s.deleteSchedule)
 	// A webhook authenticates itself (token or HMAC signature).
 	s.mux.HandleFunc("POST "+w+"/webhooks/{app}/{action}", s.serveWebhook)
-	s.api("POST "+w+"/webhooks/{app}/{action}/secret", admin, s.putWebhookSecret)
+	s.mark("POST "+w+"/webhooks/{app}/{action}", webhookRoute)
+	s.api("POST "+w+"/webhooks/{app}/{action}/secret", on(auth.ActionWebhookSecret), s.putWebhookSecret)
 	// Token creation checks the requested workspace itself.
 	s.api("POST /api/tokens", route{global: true, job: jobNone}, s.createToken)
-	s.api("DELETE /api/tokens/{id}", route{scope: auth.ScopeAdmin, global: true}, s.revokeToken)
+	s.api("DELETE /api/tokens/{id}", route{action: auth.ActionRevokeToken, global: true}, s.revokeToken)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		s.respond(w, r, map[string]string{"status": "ok"}, nil)
 	})
@@ -207,6 +210,7 @@ func (s *Server) routes() {
 
 // api registers h behind authentication and rt's checks.
 func (s *Server) api(pattern string, rt route, h handlerFunc) {
+	s.mark(pattern, rt)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		c, err := s.authenticate(r)
 		if err == nil {
@@ -219,6 +223,14 @@ func (s *Server) api(pattern string, rt route, h handlerFunc) {
 		v, err := h(w, r, c)
 		s.respond(w, r, v, err)
 	})
+}
+
+// mark records the action of pattern, for the test that the console's
+// pages need the scopes of the API routes they mirror.
+func (s *Server) mark(pattern string, rt route) {
+	if rt.action != "" {
+		s.actions[pattern] = rt.action
+	}
 }
 
 // ready answers /readyz: the database answers and its migrations are

@@ -66,6 +66,9 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	s.respond(w, r, v, err)
 }
 
+// webhookRoute is what a token needs on the webhook route.
+var webhookRoute = route{action: auth.ActionWebhook, job: jobNone}
+
 // webhookWithToken enqueues for a token allowed the webhook scope in the
 // path's workspace; trigger_ref is the token id. Job tokens are refused.
 func (s *Server) webhookWithToken(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -73,7 +76,7 @@ func (s *Server) webhookWithToken(w http.ResponseWriter, r *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.authorize(r, c, route{scope: auth.ScopeWebhook, job: jobNone}); err != nil {
+	if err := s.authorize(r, c, webhookRoute); err != nil {
 		return nil, err
 	}
 	body, err := inputBody(w, r, s.cfg.MaxInputBytes)
