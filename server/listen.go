@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -65,34 +66,51 @@ func NewHTTPServer(h http.Handler, cfg HTTPConfig) (srv *http.Server, wrap func(
 // that went away) would otherwise cancel the request's context when it
 // passes — long handlers (a sync, ?wait) must keep theirs. http.Server's
 // own ReadTimeout and WriteTimeout cannot be lifted per request this way.
+//
+// A handler that answers without reading the body (a 401, a 413) ends the
+// read there: net/http would otherwise wait for the unread body before
+// answering, so a client announcing a body it never sends would hold a
+// busy connection for the whole body timeout — connections the bound
+// cannot take back. The connection closes after the answer instead.
 func deadlines(h http.Handler, bodyTimeout time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
 		_ = rc.SetWriteDeadline(time.Now().Add(WriteTimeout))
+		var body *liftOnEOF
 		if r.Body != nil && r.Body != http.NoBody {
 			if rc.SetReadDeadline(time.Now().Add(bodyTimeout)) == nil {
-				r.Body = &liftOnEOF{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+				body = &liftOnEOF{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+				r.Body = body
 			}
 		}
 		h.ServeHTTP(w, r)
+		if body != nil && !body.ended() {
+			_ = rc.SetReadDeadline(time.Now())
+		}
 	})
 }
 
-// liftOnEOF lifts the read deadline once the body has been read whole.
+// liftOnEOF lifts the read deadline once the body has been read whole (or
+// its read failed).
 type liftOnEOF struct {
 	io.ReadCloser
 	lift func()
 	once sync.Once
+	done atomic.Bool
 }
 
 // Read reads the body and lifts the deadline at its end.
 func (b *liftOnEOF) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err != nil {
+		b.done.Store(true)
 		b.once.Do(b.lift)
 	}
 	return n, err
 }
+
+// ended reports whether the body was read to its end (or failed).
+func (b *liftOnEOF) ended() bool { return b.done.Load() }
 
 // ConnLimit bounds the connections a listener holds open. At the bound a
 // new connection takes the place of the connection that has been idle

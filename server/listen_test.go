@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -212,5 +213,61 @@ func TestBodyDeadline(t *testing.T) {
 		}
 	case <-time.After(20 * bodyTimeout):
 		t.Fatal("a stalled body was not cut at the body timeout")
+	}
+}
+
+// TestUnsentBodyDoesNotHoldConnection: a client that announces a body and
+// never sends it, on a route that answers without reading it (a 401), gets
+// its answer at once and its connection closed, so such connections cannot
+// keep the bound full for the body timeout.
+func TestUnsentBodyDoesNotHoldConnection(t *testing.T) {
+	t.Parallel()
+	deny := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" {
+			_, _ = io.WriteString(w, "ok")
+			return
+		}
+		http.Error(w, "no token", http.StatusUnauthorized)
+	})
+	srv, wrap := server.NewHTTPServer(deny, server.HTTPConfig{MaxConns: 2, BodyTimeout: time.Minute,
+		Logger: slog.New(slog.DiscardHandler)})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(wrap(ln)) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	for i := range 2 {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(c, "POST /api/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("connection %d with an unsent body got no answer: %v", i, err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized || !res.Close {
+			t.Fatalf("connection %d: %d, close %t; want 401 and the connection closed", i, res.StatusCode, res.Close)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, err := get(t, c, "/healthz")
+		c.Close()
+		if err == nil && strings.HasPrefix(status, "200") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("healthz behind two unsent bodies: %q %v", status, err)
+		}
+		time.Sleep(10 * time.Millisecond) // a poll interval
 	}
 }
