@@ -12,7 +12,7 @@ const redacted = "***"
 // any user:password are replaced by "***", and so are a query and a
 // fragment (where tokens hide: ?access_token=…). A plain ssh user
 // (ssh://git@host/…, git@host:…) is kept: it is a login name, not a
-// secret. Rows stored before URLs with credentials were refused are shown
+// secret — unless it looks like an access token (tokenLike). Rows stored before URLs with credentials were refused are shown
 // through it too.
 func Redact(raw string) string {
 	scheme, rest, isURL := strings.Cut(raw, "://")
@@ -48,7 +48,7 @@ func redactUserinfo(scheme, rest string, isURL bool) string {
 		return rest
 	}
 	user := rest[:at]
-	plainSSH := !strings.Contains(user, ":") && sshUser.MatchString(user) && (scheme == "ssh" || !isURL)
+	plainSSH := !strings.Contains(user, ":") && sshUser.MatchString(user) && !tokenLike(user) && (scheme == "ssh" || !isURL)
 	if plainSSH {
 		return rest
 	}

@@ -41,6 +41,25 @@ var branchPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]*$`)
 // could read as an option of ssh.
 var sshUser = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
 
+// tokenPrefixes start the access tokens of common git hosts (GitHub,
+// GitLab): as an ssh user such a token authenticates nothing, but it would
+// be stored and shown to every read token.
+var tokenPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "glptt-"}
+
+// tokenLike reports an ssh user that is an access token rather than a
+// login name: a known token prefix, or longer than any login name (32).
+func tokenLike(user string) bool {
+	if len(user) > 32 {
+		return true
+	}
+	for _, p := range tokenPrefixes {
+		if strings.HasPrefix(user, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // scpLike is git's short ssh form "[user@]host:path". Git reads a URL as
 // this form when a colon comes before any slash, so the host may hold
 // neither; the user is a plain login name.
@@ -90,6 +109,9 @@ func parseRemote(raw string) (remote, error) {
 		return refuse(ErrCredentialsInURL, "%s", credentialsHint)
 	}
 	if m := scpLike.FindStringSubmatch(raw); m != nil && !notHosts[strings.ToLower(m[2])] {
+		if tokenLike(m[1]) {
+			return refuse(ErrCredentialsInURL, "the ssh user looks like an access token: %s", credentialsHint)
+		}
 		return parseSCP(m[3], refuse)
 	}
 	return refuse(nil, "%s", wantForms)
@@ -129,6 +151,9 @@ func parseURL(raw string, refuse refuseFunc) (remote, error) {
 		}
 		if u.User != nil && !sshUser.MatchString(u.User.Username()) {
 			return refuse(nil, "the ssh user must be a plain login name (like git)")
+		}
+		if u.User != nil && tokenLike(u.User.Username()) {
+			return refuse(ErrCredentialsInURL, "the ssh user looks like an access token: %s", credentialsHint)
 		}
 		if !validHost(u) {
 			return refuse(nil, "no valid host")

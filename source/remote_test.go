@@ -52,6 +52,8 @@ func TestCredentialsRefused(t *testing.T) {
 		"https://host/r.git?access_token=secret", "https://host/r.git#secret", "https://host/r.git?",
 		"ssh://git:secret@host/r.git", "ssh://host/r.git?secret", "user:secret@host:r.git", "git@host:r.git?secret",
 		"file:///srv/r.git?secret", "https://us%3Aer:secret@host/r.git", "https://user:sec ret@host/r",
+		"ghp_secret@github.com:o/r.git", "ssh://glpat-secret@gitlab.com/o/r.git",
+		"ssh://secretsecretsecretsecretsecretsecret@host/r.git",
 	} {
 		err := source.ValidateRemote(u, "main")
 		if !errors.Is(err, source.ErrCredentialsInURL) {
@@ -76,6 +78,7 @@ func TestRedact(t *testing.T) {
 		"https://u:p@host/r@x/y?q":              "https://***@host/r@x/y?***",
 		"ssh://git@host/a.git":                  "ssh://git@host/a.git",
 		"ssh://git:pw@host/a.git":               "ssh://***@host/a.git",
+		"ssh://ghp_x@github.com/a.git":          "ssh://***@github.com/a.git",
 		"git@github.com:a/b.git":                "git@github.com:a/b.git",
 		"user:pw@host:r.git":                    "***@host:r.git",
 		"file:///srv/a@b/r.git":                 "file:///srv/a@b/r.git",
