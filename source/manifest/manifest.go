@@ -16,9 +16,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/internal/bytesize"
 	"github.com/windforce/windforce/objectcache"
-	"github.com/windforce/windforce/spine"
 )
 
 // Defaults of the fields a manifest may leave out.
@@ -222,6 +222,12 @@ func schema(p, field string, tree Tree, ps *problems) json.RawMessage {
 	}
 	if _, err := catalog.CompileSchema(f.Data); err != nil {
 		ps.add(clean, "", "%v (named by %s)", err, field)
+		return nil
+	}
+	// Pinned into every job: text only one database could store (NUL, a
+	// lone surrogate escape) is refused here, the same on both.
+	if err := spine.CheckText("the schema", f.Data); err != nil {
+		ps.add(clean, "", "%s (named by %s)", strings.TrimPrefix(err.Error(), spine.ErrInvalid.Error()+": "), field)
 		return nil
 	}
 	var buf bytes.Buffer

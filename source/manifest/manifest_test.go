@@ -145,6 +145,8 @@ func TestLoadRefuses(t *testing.T) {
 			"schemas/greet.input.json: not a valid JSON Schema"},
 		{"escaping symlink", append(goodTree(goodYAML), link("src/secret", "../../etc/passwd")), `src/secret: symbolic link points outside the repository (to "../../etc/passwd")`},
 		{"absolute symlink", append(goodTree(goodYAML), link("key", "/root/.ssh/id_rsa")), "key: symbolic link points outside"},
+		{"schema with a lone surrogate", append(goodTree(goodYAML)[:2], file("schemas/greet.input.json", `{"description": "\ud800"}`), goodTree(goodYAML)[3]),
+			"schemas/greet.input.json: the schema contains a lone UTF-16 surrogate"},
 		{"remote schema ref", append(goodTree(goodYAML)[:2], file("schemas/greet.input.json", `{"$ref": "file:///etc/passwd"}`), goodTree(goodYAML)[3]),
 			"schemas/greet.input.json: not a valid JSON Schema"},
 	}
