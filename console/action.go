@@ -193,8 +193,8 @@ func (c *Console) readInput(q *req, act catalog.Action) (json.RawMessage, map[st
 	if err := json.Compact(&buf, []byte(text)); err != nil {
 		return nil, map[string]string{"": "The raw input is not valid JSON: " + err.Error()}
 	}
-	if spine.HasNUL(buf.Bytes()) {
-		return nil, map[string]string{"": "The input holds a NUL character (\\u0000), which windforce refuses."}
+	if err := spine.CheckText("The input", buf.Bytes()); err != nil {
+		return nil, map[string]string{"": strings.TrimPrefix(err.Error(), spine.ErrInvalid.Error()+": ") + "."}
 	}
 	return buf.Bytes(), nil
 }

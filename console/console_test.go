@@ -262,6 +262,8 @@ func TestRunForm(t *testing.T) {
 		}
 		b.post("/w/ws/apps/hello/greet/run", url.Values{"__raw_mode": {"1"}, "__raw": {`{"name":`}}).
 			want(http.StatusUnprocessableEntity).contains("not valid JSON")
+		b.post("/w/ws/apps/hello/greet/run", url.Values{"__raw_mode": {"1"}, "__raw": {`{"name": "\ud800"}`}}).
+			want(http.StatusUnprocessableEntity).contains("lone UTF-16 surrogate")
 		// htmx: 200 with the outcome block that polls the job.
 		hx := b.do("POST", "/w/ws/apps/hello/greet/run", url.Values{"/name": {"Hx"}}, "HX-Request", "true", "X-CSRF-Token", b.csrf)
 		hx.want(200).contains(`id="outcome"`, "/outcome?poll=")
