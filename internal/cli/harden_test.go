@@ -86,6 +86,9 @@ func TestServerRefusesWeakSecrets(t *testing.T) {
 		t.Errorf("server with a 1-byte admin token: %v", err)
 	}
 	t.Setenv("WINDFORCE_ADMIN_TOKEN", workerSecret)
+	if _, err := parseServerFlags([]string{"--metrics-token", "m"}, io.Discard); err == nil || !strings.Contains(err.Error(), "WINDFORCE_METRICS_TOKEN is 1 bytes") {
+		t.Errorf("server with a 1-byte metrics token: %v", err)
+	}
 	if _, err := parseServerFlags([]string{"--secret", workerSecret}, io.Discard); err != nil {
 		t.Errorf("server with long secrets: %v", err)
 	}

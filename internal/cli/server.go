@@ -35,7 +35,8 @@ func parseServerFlags(args []string, stderr io.Writer) (*config, error) {
 	if err := source.CheckFileSources(source.SplitFileSources(f.fileSources)); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
-	for _, sec := range []struct{ name, v string }{{"WINDFORCE_SECRET", f.secret}, {"WINDFORCE_ADMIN_TOKEN", f.adminToken}} {
+	for _, sec := range []struct{ name, v string }{{"WINDFORCE_SECRET", f.secret}, {"WINDFORCE_ADMIN_TOKEN", f.adminToken},
+		{"WINDFORCE_METRICS_TOKEN", f.metricsToken}} {
 		if err := checkSecret(sec.name, sec.v); err != nil {
 			return nil, err
 		}

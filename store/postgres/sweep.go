@@ -34,7 +34,7 @@ func (s *Store) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
 		}
 	}
 	if _, err := s.sweepSchemas(ctx); err != nil {
-		return total, fmt.Errorf("sweep finished jobs: %w", err)
+		return total, fmt.Errorf("sweep unreferenced schemas: %w", err)
 	}
 	return total, nil
 }

@@ -32,7 +32,7 @@ func (s *Store) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
 			return werr
 		})
 		if err != nil {
-			return total, fmt.Errorf("sweep: %w", err)
+			return total, fmt.Errorf("sweep unreferenced schemas: %w", err)
 		}
 		total += n
 		if n < p.BatchSize {
@@ -41,7 +41,7 @@ func (s *Store) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
 	}
 	err := s.write(ctx, func(w *writeTx) error { return w.sweepSchemas(ctx, time.Now()) })
 	if err != nil {
-		return total, fmt.Errorf("sweep: %w", err)
+		return total, fmt.Errorf("sweep unreferenced schemas: %w", err)
 	}
 	return total, nil
 }
