@@ -60,6 +60,7 @@ func Run(t *testing.T, newStore func(t *testing.T) spine.Store) {
 	t.Run("Completion", func(t *testing.T) { testCompletion(t, newStore) })
 	t.Run("Race", func(t *testing.T) { testRaces(t, newStore) })
 	t.Run("List", func(t *testing.T) { testList(t, newStore) })
+	t.Run("Messages", func(t *testing.T) { testMessages(t, newStore) })
 	// The worker-loop suite lives in worker*.go (owned by the lead engineer),
 	// who wires it in here:
 	t.Run("Worker", func(t *testing.T) { runWorker(t, newStore) })

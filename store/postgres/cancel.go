@@ -25,21 +25,19 @@ func (s *Store) Cancel(ctx context.Context, p spine.CancelParams) (spine.CancelO
 	defer cancel()
 	var out spine.CancelOutcome
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var running bool
-		err := tx.QueryRow(ctx, qCancelLock, pgx.StrictNamedArgs{
-			"job_id": p.JobID, "workspace": p.Workspace,
-		}).Scan(&running)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return finishedConflict(ctx, tx, p.Workspace, p.JobID, "cancel")
-		}
+		status, err := lockLive(ctx, tx, p.Workspace, p.JobID)
 		if err != nil {
-			return translate(err)
+			return err
+		}
+		action, err := spine.CancelRule(status)
+		if err != nil {
+			return err
 		}
 		args := pgx.StrictNamedArgs{
 			"job_id": p.JobID, "by": p.By, "reason": p.Reason, "now": timeArg(p.Now),
 		}
 		query, status := qCancelWaiting, spine.StatusCanceled
-		if running {
+		if action == spine.CancelMark {
 			// The mark only: the job ends (and its waiters wake) when its
 			// worker completes it canceled, or the reaper does.
 			query, status = qCancelRunning, spine.StatusRunning
@@ -59,20 +57,47 @@ func (s *Store) Cancel(ctx context.Context, p spine.CancelParams) (spine.CancelO
 	return out, nil
 }
 
-// finishedConflict explains why a job that is not in job_queue cannot be
-// acted on: ErrConflict naming its terminal status, or ErrNotFound.
-func finishedConflict(ctx context.Context, q querier, workspace string, id uuid.UUID, what string) error {
+// lockLive locks a live job of the workspace (cancel_lock.sql) and returns
+// its status. Only when there is no live row does it read the finished
+// status too, so a cancel of a live job stays one statement before its
+// write.
+func lockLive(ctx context.Context, tx pgx.Tx, workspace string, id uuid.UUID) (spine.Status, error) {
+	var running bool
+	err := tx.QueryRow(ctx, qCancelLock, pgx.StrictNamedArgs{
+		"job_id": id, "workspace": workspace,
+	}).Scan(&running)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return finishedStatus(ctx, tx, workspace, id)
+	}
+	if err != nil {
+		return "", translate(err)
+	}
+	return liveStatus(running), nil
+}
+
+// finishedStatus reads the status of a job that is not in job_queue: its
+// terminal status, or "" when the workspace has no such job (the spine's
+// rules answer ErrNotFound for it).
+func finishedStatus(ctx context.Context, q querier, workspace string, id uuid.UUID) (spine.Status, error) {
 	var status string
 	err := q.QueryRow(ctx, qFinishedStatus, pgx.StrictNamedArgs{
 		"job_id": id, "workspace": workspace,
 	}).Scan(&status)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return spine.ErrNotFound
+		return "", nil
 	}
 	if err != nil {
-		return translate(err)
+		return "", translate(err)
 	}
-	return fmt.Errorf("%w: cannot %s a job that already finished with status %s", spine.ErrConflict, what, status)
+	return spine.Status(status), nil
+}
+
+// liveStatus is the status of a job_queue row.
+func liveStatus(running bool) spine.Status {
+	if running {
+		return spine.StatusRunning
+	}
+	return spine.StatusQueued
 }
 
 // Reopen puts a failed job (or, with Force, a canceled one) back in the
@@ -85,17 +110,11 @@ func (s *Store) Reopen(ctx context.Context, p spine.ReopenParams) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var status string
-		err := tx.QueryRow(ctx, qReopenLock, pgx.StrictNamedArgs{
-			"job_id": p.JobID, "workspace": p.Workspace,
-		}).Scan(&status)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return liveConflict(ctx, tx, p.Workspace, p.JobID)
-		}
+		status, err := lockFinished(ctx, tx, p.Workspace, p.JobID)
 		if err != nil {
-			return translate(err)
+			return err
 		}
-		if err := reopenable(spine.Status(status), p.Force); err != nil {
+		if err := spine.ReopenRule(status, p.Force); err != nil {
 			return err
 		}
 		var id uuid.UUID
@@ -114,35 +133,35 @@ func (s *Store) Reopen(ctx context.Context, p spine.ReopenParams) error {
 	return nil
 }
 
-// reopenable says whether a finished job with status may be reopened.
-func reopenable(status spine.Status, force bool) error {
-	switch {
-	case status == spine.StatusFailure:
-		return nil
-	case status == spine.StatusCanceled && force:
-		return nil
-	case status == spine.StatusCanceled:
-		return fmt.Errorf("%w: the job was canceled; reopening it needs force", spine.ErrConflict)
+// lockFinished locks a finished job of the workspace (reopen_lock.sql)
+// and returns its status; a job that is not finished is read from
+// job_queue (live_status.sql), "" when the workspace has no such job.
+func lockFinished(ctx context.Context, tx pgx.Tx, workspace string, id uuid.UUID) (spine.Status, error) {
+	var status string
+	err := tx.QueryRow(ctx, qReopenLock, pgx.StrictNamedArgs{
+		"job_id": id, "workspace": workspace,
+	}).Scan(&status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return readLive(ctx, tx, workspace, id)
 	}
-	return fmt.Errorf("%w: cannot reopen a job that finished with status %s", spine.ErrConflict, status)
+	if err != nil {
+		return "", translate(err)
+	}
+	return spine.Status(status), nil
 }
 
-// liveConflict explains why a job that is not in job_completed cannot be
-// reopened: ErrConflict when it is queued or running, else ErrNotFound.
-func liveConflict(ctx context.Context, q querier, workspace string, id uuid.UUID) error {
+// readLive reads the status of a job that is not in job_completed: queued
+// or running, or "" when the workspace has no such job.
+func readLive(ctx context.Context, q querier, workspace string, id uuid.UUID) (spine.Status, error) {
 	var running bool
 	err := q.QueryRow(ctx, qLiveStatus, pgx.StrictNamedArgs{
 		"job_id": id, "workspace": workspace,
 	}).Scan(&running)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return spine.ErrNotFound
+		return "", nil
 	}
 	if err != nil {
-		return translate(err)
+		return "", translate(err)
 	}
-	status := spine.StatusQueued
-	if running {
-		status = spine.StatusRunning
-	}
-	return fmt.Errorf("%w: cannot reopen a job that is %s", spine.ErrConflict, status)
+	return liveStatus(running), nil
 }

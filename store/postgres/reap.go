@@ -73,28 +73,50 @@ func lockStale(ctx context.Context, tx pgx.Tx, p spine.ReapParams) ([]stale, err
 	return jobs, translate(err)
 }
 
-// reapRequeue sends the jobs under the restart limit back to waiting.
-func (s *Store) reapRequeue(ctx context.Context, tx pgx.Tx, p spine.ReapParams, jobs []stale) ([]uuid.UUID, error) {
-	var ids, tokens []uuid.UUID
-	var errs []string
+// reapBatch is the column arrays of one reaper write: the jobs, the claim
+// tokens reap_lock.sql read, and the job error each one stores.
+type reapBatch struct {
+	ids, tokens []uuid.UUID
+	errs        []string
+}
+
+func (b *reapBatch) add(j stale, jobErr string) {
+	b.ids, b.tokens, b.errs = append(b.ids, j.id), append(b.tokens, j.token), append(b.errs, jobErr)
+}
+
+// reapBatchOf collects the locked jobs that spine.ReapRule under
+// restartLimit sends to this write — ReapRequeue when requeue is set, else
+// ReapFail and ReapCancel — each with the encoded job error it stores. A
+// canceled job stores none: reap_finish.sql writes NULL for it, and its
+// placeholder is JSON null so that the cast can never fail.
+func reapBatchOf(jobs []stale, restartLimit int, requeue bool) (reapBatch, error) {
+	var b reapBatch
 	for _, j := range jobs {
-		if j.canceled || j.restarts+1 > p.RestartLimit {
+		action, jobErr := spine.ReapRule(spine.Zombie{
+			Worker: j.worker, Restarts: j.restarts, Canceled: j.canceled, Ping: j.ping,
+		}, restartLimit)
+		if (action == spine.ReapRequeue) != requeue {
 			continue
 		}
-		msg, err := spine.JobError{
-			Message: fmt.Sprintf("worker %s stopped heartbeating; requeued (restart %d of %d)",
-				j.worker, j.restarts+1, p.RestartLimit),
-			Kind: "zombie",
-		}.Encode()
-		if err != nil {
-			return nil, err
+		msg := "null"
+		if action != spine.ReapCancel {
+			var err error
+			if msg, err = jobErr.Encode(); err != nil {
+				return b, err
+			}
 		}
-		ids, tokens, errs = append(ids, j.id), append(tokens, j.token), append(errs, msg)
+		b.add(j, msg)
 	}
-	if len(ids) == 0 {
-		return nil, nil
+	return b, nil
+}
+
+// reapRequeue sends the jobs under the restart limit back to waiting.
+func (s *Store) reapRequeue(ctx context.Context, tx pgx.Tx, p spine.ReapParams, jobs []stale) ([]uuid.UUID, error) {
+	b, err := reapBatchOf(jobs, p.RestartLimit, true)
+	if err != nil || len(b.ids) == 0 {
+		return nil, err
 	}
-	rows, err := tx.Query(ctx, qReapRequeue, s.reapArgs(p, ids, tokens, errs))
+	rows, err := tx.Query(ctx, qReapRequeue, s.reapArgs(p, b.ids, b.tokens, b.errs))
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -105,29 +127,14 @@ func (s *Store) reapRequeue(ctx context.Context, tx pgx.Tx, p spine.ReapParams, 
 // reapFinish finishes the cancel-marked jobs as canceled and the jobs past
 // the restart limit as failure.
 func (s *Store) reapFinish(ctx context.Context, tx pgx.Tx, p spine.ReapParams, jobs []stale) (failed, canceled []uuid.UUID, err error) {
-	var ids, tokens []uuid.UUID
-	var errs []string
-	for _, j := range jobs {
-		if !j.canceled && j.restarts+1 <= p.RestartLimit {
-			continue
-		}
-		msg, err := spine.JobError{
-			Message: fmt.Sprintf("restart limit %d reached: worker %s stopped heartbeating (last ping %s)",
-				p.RestartLimit, j.worker, lastPing(j.ping)),
-			Kind: "restart_limit",
-		}.Encode()
-		if err != nil {
-			return nil, nil, err
-		}
-		ids, tokens, errs = append(ids, j.id), append(tokens, j.token), append(errs, msg)
-	}
-	if len(ids) == 0 {
-		return nil, nil, nil
+	b, err := reapBatchOf(jobs, p.RestartLimit, false)
+	if err != nil || len(b.ids) == 0 {
+		return nil, nil, err
 	}
 	rows, err := tx.Query(ctx, qReapFinish, pgx.StrictNamedArgs{
-		"job_ids":           ids,
-		"claim_tokens":      tokens,
-		"errors":            errs,
+		"job_ids":           b.ids,
+		"claim_tokens":      b.tokens,
+		"errors":            b.errs,
 		"now":               timeArg(p.Now),
 		"zombie_timeout_ms": p.ZombieTimeout.Milliseconds(),
 		"restart_limit":     p.RestartLimit,
@@ -163,12 +170,4 @@ func (s *Store) reapArgs(p spine.ReapParams, ids, tokens []uuid.UUID, errs []str
 		"restart_limit":     p.RestartLimit,
 		"channel":           s.channel,
 	}
-}
-
-// lastPing formats a job's last ping for the restart-limit reason.
-func lastPing(ping *time.Time) string {
-	if ping == nil {
-		return "never"
-	}
-	return ping.UTC().Format(time.RFC3339Nano)
 }

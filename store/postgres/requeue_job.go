@@ -74,13 +74,17 @@ func lockWaiting(ctx context.Context, tx pgx.Tx, workspace string, id uuid.UUID)
 		&running, &trigger, &r.TriggerRef, &r.CreatedBy, &input, &r.App, &r.Action,
 		&r.Priority, &scheduled, &r.CoalesceKey)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return r, finishedConflict(ctx, tx, workspace, id, "requeue")
+		status, err := finishedStatus(ctx, tx, workspace, id)
+		if err != nil {
+			return r, err
+		}
+		return r, spine.RequeueRule(status)
 	}
 	if err != nil {
 		return r, translate(err)
 	}
-	if running {
-		return r, fmt.Errorf("%w: cannot requeue a running job; only a waiting job can be requeued", spine.ErrConflict)
+	if err := spine.RequeueRule(liveStatus(running)); err != nil {
+		return r, err
 	}
 	r.TriggerKind, r.Input, r.ScheduledFor = spine.TriggerKind(trigger), input, scheduled
 	return r, nil

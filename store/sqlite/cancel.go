@@ -65,20 +65,19 @@ func (s *Store) Cancel(ctx context.Context, p spine.CancelParams) (spine.CancelO
 		if err != nil {
 			return err
 		}
-		switch status := st.Status(); status {
-		case spine.StatusQueued:
-			err = w.cancelWaiting(ctx, p, now)
-		case spine.StatusRunning:
-			err = w.markCanceled(ctx, p)
-		default:
-			return fmt.Errorf("%w: job is already %s", spine.ErrConflict, status)
-		}
+		action, err := spine.CancelRule(st.Status())
 		if err != nil {
 			return err
 		}
-		out.Status = st.Status()
-		if out.Status == spine.StatusQueued {
-			out.Status = spine.StatusCanceled
+		out.Status = spine.StatusCanceled
+		if action == spine.CancelMark {
+			out.Status = spine.StatusRunning
+			err = w.markCanceled(ctx, p)
+		} else {
+			err = w.cancelWaiting(ctx, p, now)
+		}
+		if err != nil {
+			return err
 		}
 		return w.audit(ctx, p.JobID, p.Workspace, "cancel", p.By, p.Reason, now)
 	})
@@ -152,9 +151,8 @@ func (s *Store) Reopen(ctx context.Context, p spine.ReopenParams) error {
 			return err
 		}
 		status := st.Status()
-		if !reopenable(status, p.Force) {
-			return fmt.Errorf("%w: job is %s; only a failed job (or a canceled one, with force) can be reopened",
-				spine.ErrConflict, status)
+		if err := spine.ReopenRule(status, p.Force); err != nil {
+			return err
 		}
 		res, err := w.exec(ctx, qReopenDelete, sql.Named("id", p.JobID), sql.Named("status", string(status)))
 		if err != nil {
@@ -176,8 +174,4 @@ func (s *Store) Reopen(ctx context.Context, p spine.ReopenParams) error {
 		return fmt.Errorf("reopen job %s: %w", p.JobID, err)
 	}
 	return nil
-}
-
-func reopenable(s spine.Status, force bool) bool {
-	return s == spine.StatusFailure || (s == spine.StatusCanceled && force)
 }

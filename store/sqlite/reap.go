@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -48,19 +49,28 @@ type reapGuard struct {
 	limit       int
 }
 
+// reap runs one pass: read the stale leases, split them by spine.ReapRule,
+// then requeue and finish them, each write repeating the guard.
 func (w *writeTx) reap(ctx context.Context, g reapGuard, limit int) (spine.ReapResult, error) {
 	var res spine.ReapResult
-	stale, err := w.staleLeases(ctx, g, limit)
-	if err != nil || len(stale) == 0 {
+	zombies, err := w.staleLeases(ctx, g, limit)
+	if err != nil || len(zombies) == 0 {
 		return res, err
 	}
-	candidates := leasesJSON(stale)
-	if res.Requeued, err = w.reapRequeue(ctx, g, candidates); err != nil {
-		return res, err
-	}
-	finished, err := w.reapFinish(ctx, g, stale, candidates, &res)
+	requeue, finish, err := splitZombies(zombies, g.limit)
 	if err != nil {
 		return res, err
+	}
+	if len(requeue.leases) > 0 {
+		if res.Requeued, err = w.reapRequeue(ctx, g, requeue.candidates); err != nil {
+			return res, err
+		}
+	}
+	var finished []spine.Lease
+	if len(finish.leases) > 0 {
+		if finished, err = w.reapFinish(ctx, g, finish.leases, finish.candidates, &res); err != nil {
+			return res, err
+		}
 	}
 	if len(finished) > 0 {
 		if _, err := w.exec(ctx, qReapDelete, sql.Named("leases", leasesJSON(finished)),
@@ -78,15 +88,64 @@ func (w *writeTx) reap(ctx context.Context, g reapGuard, limit int) (spine.ReapR
 	return res, nil
 }
 
-// staleLeases reads the running jobs whose ping is missing or stale.
-func (w *writeTx) staleLeases(ctx context.Context, g reapGuard, limit int) ([]spine.Lease, error) {
+// zombie is a stale lease as reap_candidates.sql read it.
+type zombie struct {
+	lease spine.Lease
+	z     spine.Zombie
+}
+
+// reapBatch is what one reaper write acts on: the leases, and the same as
+// the JSON array of [job_id, claim_token, job error] its SQL reads.
+type reapBatch struct {
+	leases     []spine.Lease
+	rows       [][3]string
+	candidates string
+}
+
+// splitZombies splits the zombies by spine.ReapRule under restartLimit into
+// those to requeue and those to finish (failed or canceled), each with the
+// encoded job error the SQL stores: the text is built here, in Go, as on
+// Postgres, never in SQL. A canceled job stores none (reap_finish.sql
+// writes NULL for it).
+func splitZombies(zombies []zombie, restartLimit int) (requeue, finish reapBatch, err error) {
+	for _, z := range zombies {
+		action, jobErr := spine.ReapRule(z.z, restartLimit)
+		msg := ""
+		if action != spine.ReapCancel {
+			if msg, err = jobErr.Encode(); err != nil {
+				return requeue, finish, err
+			}
+		}
+		b := &finish
+		if action == spine.ReapRequeue {
+			b = &requeue
+		}
+		b.leases = append(b.leases, z.lease)
+		b.rows = append(b.rows, [3]string{z.lease.JobID.String(), z.lease.ClaimToken.String(), msg})
+	}
+	for _, b := range []*reapBatch{&requeue, &finish} {
+		enc, err := json.Marshal(b.rows)
+		if err != nil {
+			return requeue, finish, fmt.Errorf("encode reaper candidates: %w", err)
+		}
+		b.candidates = string(enc)
+	}
+	return requeue, finish, nil
+}
+
+// staleLeases reads the running jobs whose ping is missing or stale, with
+// what spine.ReapRule decides from.
+func (w *writeTx) staleLeases(ctx context.Context, g reapGuard, limit int) ([]zombie, error) {
 	rows, err := w.query(ctx, qReapCandidates, sql.Named("cutoff", g.cutoff), sql.Named("limit", limit))
 	if err != nil {
 		return nil, fmt.Errorf("find stale jobs: %w", err)
 	}
-	out, err := collect(rows, func(rows *sql.Rows) (spine.Lease, error) {
-		var l spine.Lease
-		return l, rows.Scan(&l.JobID, &l.ClaimToken)
+	out, err := collect(rows, func(rows *sql.Rows) (zombie, error) {
+		var z zombie
+		var ping sql.NullInt64
+		err := rows.Scan(&z.lease.JobID, &z.lease.ClaimToken, &z.z.Worker, &z.z.Restarts, &z.z.Canceled, &ping)
+		z.z.Ping = nullTime(ping)
+		return z, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("find stale jobs: %w", err)
@@ -94,8 +153,8 @@ func (w *writeTx) staleLeases(ctx context.Context, g reapGuard, limit int) ([]sp
 	return out, nil
 }
 
-// reapRequeue puts the stale jobs under the restart limit back to waiting
-// and wakes their tags.
+// reapRequeue puts the stale jobs under the restart limit back to waiting,
+// with the last_error candidates carry, and wakes their tags.
 func (w *writeTx) reapRequeue(ctx context.Context, g reapGuard, candidates string) ([]uuid.UUID, error) {
 	rows, err := w.query(ctx, qReapRequeue, sql.Named("candidates", candidates),
 		sql.Named("now", g.now), sql.Named("cutoff", g.cutoff), sql.Named("restart_limit", g.limit))
@@ -116,7 +175,8 @@ func (w *writeTx) reapRequeue(ctx context.Context, g reapGuard, candidates strin
 }
 
 // reapFinish records the stale jobs that end here (canceled when marked,
-// failure past the restart limit) and returns their leases.
+// failure past the restart limit) and returns the leases of those it
+// recorded.
 func (w *writeTx) reapFinish(ctx context.Context, g reapGuard, stale []spine.Lease, candidates string, res *spine.ReapResult) ([]spine.Lease, error) {
 	rows, err := w.query(ctx, qReapFinish, sql.Named("candidates", candidates),
 		sql.Named("now", g.now), sql.Named("cutoff", g.cutoff), sql.Named("restart_limit", g.limit))

@@ -77,13 +77,17 @@ func (w *writeTx) readWaiting(ctx context.Context, workspace string, id uuid.UUI
 		if err != nil {
 			return r, err
 		}
-		return r, fmt.Errorf("%w: cannot requeue a job that already finished with status %s", spine.ErrConflict, st.Status())
+		return r, spine.RequeueRule(st.Status())
 	}
 	if err != nil {
 		return r, fmt.Errorf("read waiting job: %w", err)
 	}
+	status := spine.StatusQueued
 	if running {
-		return r, fmt.Errorf("%w: cannot requeue a running job; only a waiting job can be requeued", spine.ErrConflict)
+		status = spine.StatusRunning
+	}
+	if err := spine.RequeueRule(status); err != nil {
+		return r, err
 	}
 	r.TriggerKind, r.Input, r.ScheduledFor = spine.TriggerKind(trigger), []byte(input), fromMicros(scheduled)
 	return r, nil

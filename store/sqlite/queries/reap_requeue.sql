@@ -1,14 +1,13 @@
 -- Put dead workers' jobs back to waiting while they are under the restart
 -- limit; the attempt is not charged. :candidates is a JSON array of
--- [job_id, claim_token] pairs. The whole guard is repeated here: still
--- running, same claim token, not marked canceled, ping still stale.
+-- [job_id, claim_token, last_error] triples; last_error is the encoded job
+-- error spine.ReapRule wrote, as on Postgres. The whole guard is repeated
+-- here: still running, same claim token, not marked canceled, under the
+-- restart limit, ping still stale.
 UPDATE job_queue
 SET running = 0, worker = NULL, claim_token = NULL, started_at = NULL,
     restarts = restarts + 1, scheduled_for = :now,
-    last_error = json_object(
-        'message', 'worker ' || worker || ' stopped heartbeating; requeued (restart '
-                   || (restarts + 1) || ' of ' || :restart_limit || ')',
-        'kind', 'zombie')
+    last_error = c.value ->> 2
 FROM json_each(:candidates) AS c
 WHERE job_queue.job_id = c.value ->> 0
   AND job_queue.claim_token = c.value ->> 1
