@@ -148,22 +148,7 @@ func TestBusyConnectionsGet503(t *testing.T) {
 	}
 	// The two connections turn idle just after their answers: then one
 	// makes room again.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err = net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		status, err := get(t, c, "/healthz")
-		c.Close()
-		if err == nil && strings.HasPrefix(status, "200") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after the busy requests: %q %v", status, err)
-		}
-		time.Sleep(10 * time.Millisecond) // a poll interval
-	}
+	healthzSoon(t, addr, "after the busy requests")
 }
 
 // TestBodyDeadline: a body that stalls is cut at the body timeout, but a
@@ -254,9 +239,16 @@ func TestUnsentBodyDoesNotHoldConnection(t *testing.T) {
 			t.Fatalf("connection %d: %d, close %t; want 401 and the connection closed", i, res.StatusCode, res.Close)
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	healthzSoon(t, ln.Addr().String(), "behind two unsent bodies")
+}
+
+// healthzSoon polls GET /healthz on fresh connections to addr until one
+// answers 200, failing after 10 s.
+func healthzSoon(t *testing.T, addr, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.Dial("tcp", ln.Addr().String())
+		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +258,7 @@ func TestUnsentBodyDoesNotHoldConnection(t *testing.T) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("healthz behind two unsent bodies: %q %v", status, err)
+			t.Fatalf("healthz %s: %q %v", what, status, err)
 		}
 		time.Sleep(10 * time.Millisecond) // a poll interval
 	}
