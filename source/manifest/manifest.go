@@ -16,9 +16,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/windforce/windforce/catalog"
-	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/internal/bytesize"
 	"github.com/windforce/windforce/objectcache"
+	"github.com/windforce/windforce/spine"
 )
 
 // Defaults of the fields a manifest may leave out.
