@@ -138,12 +138,13 @@ type job struct {
 	outputSchema                          string
 	timeout                               time.Duration
 	limits                                spine.Limits
+	retry                                 spine.RetryPolicy // zero: the spine's default
 }
 
 func (h *harness) enqueue(j job) uuid.UUID {
 	h.t.Helper()
 	pin := spine.Pin{GitSourceID: "src", CommitSHA: j.commit, AppKey: "app", ActionKey: j.action,
-		Entrypoint: j.entry, Runtime: j.runtime, Timeout: j.timeout, Tag: spine.DefaultTag, Limits: j.limits}
+		Entrypoint: j.entry, Runtime: j.runtime, Timeout: j.timeout, Tag: spine.DefaultTag, Limits: j.limits, Retry: j.retry}
 	if j.timeout == 0 {
 		pin.Timeout = time.Minute
 	}
@@ -164,13 +165,19 @@ func (h *harness) enqueue(j job) uuid.UUID {
 // wait polls the job until it is finished.
 func (h *harness) wait(id uuid.UUID, within time.Duration) spine.Job {
 	h.t.Helper()
+	return h.waitFor(id, within, func(j spine.Job) bool { return j.Status.Terminal() })
+}
+
+// waitFor polls the job until done holds for it, failing after within.
+func (h *harness) waitFor(id uuid.UUID, within time.Duration, done func(spine.Job) bool) spine.Job {
+	h.t.Helper()
 	deadline := time.Now().Add(within)
 	for {
 		j, err := h.store.GetJob(context.Background(), "ws", id)
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		if j.Status.Terminal() {
+		if done(j) {
 			return j
 		}
 		if time.Now().After(deadline) {

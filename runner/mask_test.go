@@ -149,7 +149,7 @@ func TestTokenMaskedInStoredOutcome(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			id := h.enqueueRetry(job{commit: "mask", entry: c.entry, runtime: c.runtime, action: c.action, outputSchema: c.schema}, c.retry)
+			id := h.enqueue(job{commit: "mask", entry: c.entry, runtime: c.runtime, action: c.action, outputSchema: c.schema, retry: c.retry})
 			var j spine.Job
 			if c.want == spine.StatusQueued {
 				j = h.waitRetry(id, 60*time.Second)
@@ -194,38 +194,11 @@ func storedFields(t *testing.T, j spine.Job) map[string]string {
 	return f
 }
 
-// enqueueRetry enqueues j with a retry policy.
-func (h *harness) enqueueRetry(j job, retry spine.RetryPolicy) uuid.UUID {
-	h.t.Helper()
-	pin := spine.Pin{GitSourceID: "src", CommitSHA: j.commit, AppKey: "app", ActionKey: j.action,
-		Entrypoint: j.entry, Runtime: j.runtime, Timeout: time.Minute, Tag: spine.DefaultTag, Retry: retry}
-	if j.outputSchema != "" {
-		pin.OutputSchema = json.RawMessage(j.outputSchema)
-	}
-	res, err := h.store.Enqueue(context.Background(), spine.EnqueueParams{Workspace: "ws",
-		TriggerKind: spine.TriggerAPI, Input: json.RawMessage("null"), Pin: pin})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return res.ID
-}
-
 // waitRetry polls the job until its first attempt failed and it waits for
 // the next (its last_error is only shown while it waits).
 func (h *harness) waitRetry(id uuid.UUID, within time.Duration) spine.Job {
 	h.t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		j, err := h.store.GetJob(context.Background(), "ws", id)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		if j.Status.Terminal() || (j.Status == spine.StatusQueued && j.LastError != nil) {
-			return j
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("job %s still %s after %s; logs:\n%s", id, j.Status, within, h.logs(id))
-		}
-		time.Sleep(20 * time.Millisecond) // polling the store: no event to wait on
-	}
+	return h.waitFor(id, within, func(j spine.Job) bool {
+		return j.Status.Terminal() || (j.Status == spine.StatusQueued && j.LastError != nil)
+	})
 }
