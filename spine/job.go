@@ -91,6 +91,21 @@ type Limits struct {
 	CPU float64 `json:"cpu,omitempty"`
 }
 
+// Columns gives the limits as the stores' three nullable columns
+// (limit_memory, limit_pids, limit_cpu): nil (NULL) for a field not set.
+func (l Limits) Columns() (memory, pids, cpu any) {
+	if l.Memory > 0 {
+		memory = l.Memory
+	}
+	if l.Pids > 0 {
+		pids = l.Pids
+	}
+	if l.CPU > 0 {
+		cpu = l.CPU
+	}
+	return memory, pids, cpu
+}
+
 // EnqueueParams is one job to enqueue. The caller (the catalog resolver in
 // the product, a test or a library user here) fills the pin.
 type EnqueueParams struct {

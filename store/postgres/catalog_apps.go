@@ -82,7 +82,7 @@ func checkOwners(ctx context.Context, tx pgx.Tx, p catalog.SyncParams) error {
 }
 
 func appArgs(p catalog.SyncParams, app catalog.App) pgx.StrictNamedArgs {
-	memory, pids, cpu := limitArgs(app.Limits)
+	memory, pids, cpu := app.Limits.Columns()
 	return pgx.StrictNamedArgs{
 		"workspace": p.Workspace, "app_key": app.Key, "source_id": p.SourceID, "commit_sha": p.Commit,
 		"entrypoint": app.Entrypoint, "runtime": app.Runtime, "timeout_ms": app.Timeout.Milliseconds(),
@@ -98,7 +98,7 @@ func actionArgs(workspace, appKey string, a catalog.Action) pgx.StrictNamedArgs 
 		"input_schema": jsonArg(a.InputSchema), "output_schema": jsonArg(a.OutputSchema),
 		"timeout_ms": nil, "tag": nil, "max_attempts": nil, "backoff_ms": nil, "backoff_factor": nil,
 	}
-	args["limit_memory"], args["limit_pids"], args["limit_cpu"] = limitArgs(a.Limits)
+	args["limit_memory"], args["limit_pids"], args["limit_cpu"] = a.Limits.Columns()
 	if a.Timeout > 0 {
 		args["timeout_ms"] = a.Timeout.Milliseconds()
 	}

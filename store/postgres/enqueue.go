@@ -184,7 +184,7 @@ func insertArgs(p spine.EnqueueParams, channel string, notify bool) pgx.StrictNa
 	if p.CoalesceKey != "" {
 		coalesceKey = p.CoalesceKey
 	}
-	memory, pids, cpu := limitArgs(p.Pin.Limits)
+	memory, pids, cpu := p.Pin.Limits.Columns()
 	args := pgx.StrictNamedArgs{
 		"id":             p.ID,
 		"workspace":      p.Workspace,

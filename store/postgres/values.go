@@ -58,21 +58,6 @@ func ptrTime(t *time.Time) *time.Time {
 	return &u
 }
 
-// limitArgs passes limits to their three nullable columns (limit_memory,
-// limit_pids, limit_cpu): NULL for a field that is not set.
-func limitArgs(l spine.Limits) (memory, pids, cpu any) {
-	if l.Memory > 0 {
-		memory = l.Memory
-	}
-	if l.Pids > 0 {
-		pids = l.Pids
-	}
-	if l.CPU > 0 {
-		cpu = l.CPU
-	}
-	return memory, pids, cpu
-}
-
 // limitCols receives the three nullable limit columns; NULL reads back as
 // the zero "not set".
 type limitCols struct {

@@ -148,16 +148,7 @@ func decodeNullError(n sql.NullString) (*spine.JobError, error) {
 // limitArgs passes limits to their three nullable columns (limit_memory,
 // limit_pids, limit_cpu): NULL for a field that is not set.
 func limitArgs(l spine.Limits) []any {
-	var memory, pids, cpu any
-	if l.Memory > 0 {
-		memory = l.Memory
-	}
-	if l.Pids > 0 {
-		pids = l.Pids
-	}
-	if l.CPU > 0 {
-		cpu = l.CPU
-	}
+	memory, pids, cpu := l.Columns()
 	return []any{sql.Named("limit_memory", memory), sql.Named("limit_pids", pids), sql.Named("limit_cpu", cpu)}
 }
 
