@@ -21,8 +21,15 @@ const bodyTimeout = 300 * time.Millisecond
 // max, and returns its address.
 func serveLimited(t *testing.T, h http.Handler, max int) string {
 	t.Helper()
-	srv, wrap := server.NewHTTPServer(h, server.HTTPConfig{MaxConns: max, BodyTimeout: bodyTimeout,
-		Logger: slog.New(slog.DiscardHandler)})
+	return serveHTTP(t, h, server.HTTPConfig{MaxConns: max, BodyTimeout: bodyTimeout})
+}
+
+// serveHTTP serves h with NewHTTPServer configured by cfg and returns its
+// address.
+func serveHTTP(t *testing.T, h http.Handler, cfg server.HTTPConfig) string {
+	t.Helper()
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	srv, wrap := server.NewHTTPServer(h, cfg)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -214,16 +221,10 @@ func TestUnsentBodyDoesNotHoldConnection(t *testing.T) {
 		}
 		http.Error(w, "no token", http.StatusUnauthorized)
 	})
-	srv, wrap := server.NewHTTPServer(deny, server.HTTPConfig{MaxConns: 2, BodyTimeout: time.Minute,
-		Logger: slog.New(slog.DiscardHandler)})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(wrap(ln)) }()
-	t.Cleanup(func() { _ = srv.Close() })
+	// A long body timeout: the old drain would wait it out.
+	addr := serveHTTP(t, deny, server.HTTPConfig{MaxConns: 2, BodyTimeout: time.Minute})
 	for i := range 2 {
-		c, err := net.Dial("tcp", ln.Addr().String())
+		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +240,7 @@ func TestUnsentBodyDoesNotHoldConnection(t *testing.T) {
 			t.Fatalf("connection %d: %d, close %t; want 401 and the connection closed", i, res.StatusCode, res.Close)
 		}
 	}
-	healthzSoon(t, ln.Addr().String(), "behind two unsent bodies")
+	healthzSoon(t, addr, "behind two unsent bodies")
 }
 
 // healthzSoon polls GET /healthz on fresh connections to addr until one
