@@ -134,13 +134,6 @@ func NewConnLimit(n int, log *slog.Logger) *ConnLimit {
 	return &ConnLimit{max: max(n, 1), log: log, idle: list.New()}
 }
 
-// Open is the number of connections open now.
-func (l *ConnLimit) Open() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.open
-}
-
 // Listener wraps ln so its connections count against the bound.
 func (l *ConnLimit) Listener(ln net.Listener) net.Listener {
 	return &limitedListener{Listener: ln, l: l}

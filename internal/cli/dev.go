@@ -84,7 +84,7 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	for _, sec := range []struct{ name, v string }{{"WINDFORCE_SECRET", f.secret}, {"WINDFORCE_ADMIN_TOKEN", f.adminToken}} {
+	for _, sec := range []secret{{"WINDFORCE_SECRET", f.secret}, {"WINDFORCE_ADMIN_TOKEN", f.adminToken}} {
 		if err := checkSecret(sec.name, sec.v); err != nil { // dev's own are long; a given one may not be
 			log.Warn("weak secret: fine on a laptop, refused by windforce server", "err", err)
 		}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -15,6 +14,19 @@ import (
 // a server or worker accepts: 32 bytes, as much as the HMAC-SHA256 key they
 // feed. `a` or `x` is guessed at once and forges every WF_TOKEN and session.
 const minSecretBytes = 32
+
+// secret is a secret setting's variable and value, for checkSecrets.
+type secret struct{ name, v string }
+
+// checkSecrets refuses the first of secrets under minSecretBytes.
+func checkSecrets(secrets ...secret) error {
+	for _, s := range secrets {
+		if err := checkSecret(s.name, s.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // checkSecret refuses a bootstrap secret under minSecretBytes; empty (not
 // set) is left to the caller.
@@ -83,9 +95,4 @@ func httpServer(h http.Handler, maxConns int, log *slog.Logger) (*http.Server, f
 	bound := connBound(maxConns, files)
 	log.Info("http connections bounded", "max_connections", bound, "open_file_limit", files)
 	return server.NewHTTPServer(h, server.HTTPConfig{MaxConns: bound, Logger: log})
-}
-
-// baseContextOf returns an http.Server BaseContext that hands out ctx.
-func baseContextOf(ctx context.Context) func(net.Listener) context.Context {
-	return func(net.Listener) context.Context { return ctx }
 }

@@ -35,11 +35,9 @@ func parseServerFlags(args []string, stderr io.Writer) (*config, error) {
 	if err := source.CheckFileSources(source.SplitFileSources(f.fileSources)); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
-	for _, sec := range []struct{ name, v string }{{"WINDFORCE_SECRET", f.secret}, {"WINDFORCE_ADMIN_TOKEN", f.adminToken},
-		{"WINDFORCE_METRICS_TOKEN", f.metricsToken}} {
-		if err := checkSecret(sec.name, sec.v); err != nil {
-			return nil, err
-		}
+	if err := checkSecrets(secret{"WINDFORCE_SECRET", f.secret}, secret{"WINDFORCE_ADMIN_TOKEN", f.adminToken},
+		secret{"WINDFORCE_METRICS_TOKEN", f.metricsToken}); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -196,7 +194,7 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, maxConns int, s
 	base, endRequests := context.WithCancel(context.WithoutCancel(ctx))
 	defer endRequests()
 	srv, wrap := httpServer(h, maxConns, log)
-	srv.BaseContext = baseContextOf(base)
+	srv.BaseContext = func(net.Listener) context.Context { return base }
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(wrap(ln)) }()
 	fmt.Fprintf(stdout, "windforce server listening on http://%s\n", ln.Addr())

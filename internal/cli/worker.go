@@ -29,10 +29,8 @@ func parseWorkerFlags(args []string, stderr io.Writer) (*config, error) {
 	if f.secret == "" {
 		return nil, &UsageError{Msg: "worker needs WINDFORCE_SECRET (the key the server verifies WF_TOKEN with)"}
 	}
-	for _, sec := range []struct{ name, v string }{{"WINDFORCE_SECRET", f.secret}, {"WINDFORCE_METRICS_TOKEN", f.metricsToken}} {
-		if err := checkSecret(sec.name, sec.v); err != nil {
-			return nil, err
-		}
+	if err := checkSecrets(secret{"WINDFORCE_SECRET", f.secret}, secret{"WINDFORCE_METRICS_TOKEN", f.metricsToken}); err != nil {
+		return nil, err
 	}
 	if err := f.checkConcurrency(); err != nil {
 		return nil, err
