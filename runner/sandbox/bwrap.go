@@ -107,7 +107,7 @@ func (s *Sandbox) bwrapArgs(spec Spec, uid uint32, direct bool, infoFD, blockFD 
 // searchable (bwrap would copy the host's 0700) but list nothing else.
 func (s *Sandbox) hidden(spec Spec, made map[string]bool) []string {
 	var args []string
-	for _, h := range s.cfg.Hide {
+	for _, h := range effectiveHides(s.cfg.Hide, spec) {
 		args = append(append(args, parents(h, made)...), "--perms", "0755", "--tmpfs", h)
 		made[h] = true
 		show := func(flag, p string) {
@@ -128,6 +128,27 @@ func (s *Sandbox) hidden(spec Spec, made map[string]bool) []string {
 		}
 	}
 	return args
+}
+
+// effectiveHides is hide without what another entry already hides: a
+// repeated directory, or one below another hidden directory and below no
+// path the spec shows (the outer tmpfs shows only the spec's paths, so the
+// inner one would hide nothing more). Each dropped entry saves bwrap a
+// tmpfs and the spec's binds again — several mounts per job start, where
+// the worker hides its dir and also the database and object cache inside it.
+func effectiveHides(hide []string, spec Spec) []string {
+	shown := slices.Concat(spec.ReadOnly, spec.Writable)
+	var out []string
+	for i, h := range hide {
+		others := slices.Concat(hide[:i], hide[i+1:])
+		repeated := slices.Contains(hide[:i], h)
+		nested := slices.ContainsFunc(others, func(o string) bool { return o != h && under(h, []string{o}) })
+		if repeated || nested && !slices.ContainsFunc(shown, func(p string) bool { return under(h, []string{p}) }) {
+			continue
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 // parents creates p's missing ancestors searchable (bwrap would copy the
