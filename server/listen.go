@@ -27,6 +27,10 @@ const (
 	WriteTimeout = 10 * time.Minute
 	// IdleTimeout closes a keep-alive connection with no request.
 	IdleTimeout = 60 * time.Second
+	// drainTimeout bounds reading the unread rest of a body the handler
+	// answered without (net/http drains up to 256 KiB to keep the
+	// connection).
+	drainTimeout = 2 * time.Second
 	// maxHeaderBytes bounds a request's header; API headers are small.
 	maxHeaderBytes = 64 << 10
 )
@@ -67,11 +71,11 @@ func NewHTTPServer(h http.Handler, cfg HTTPConfig) (srv *http.Server, wrap func(
 // passes — long handlers (a sync, ?wait) must keep theirs. http.Server's
 // own ReadTimeout and WriteTimeout cannot be lifted per request this way.
 //
-// A handler that answers without reading the body (a 401, a 413) ends the
-// read there: net/http would otherwise wait for the unread body before
-// answering, so a client announcing a body it never sends would hold a
-// busy connection for the whole body timeout — connections the bound
-// cannot take back. The connection closes after the answer instead.
+// A handler that answers without reading the body (a 401, a 413) leaves
+// net/http to drain a small rest before answering: that drain gets only
+// drainTimeout, so a client announcing a body it never sends holds a busy
+// connection (one the bound cannot take back) for that long, not for the
+// whole body timeout; the connection then closes after the answer.
 func deadlines(h http.Handler, bodyTimeout time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
@@ -85,7 +89,11 @@ func deadlines(h http.Handler, bodyTimeout time.Duration) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 		if body != nil && !body.ended() {
-			_ = rc.SetReadDeadline(time.Now())
+			// net/http decides by the body's own type: a large rest closes
+			// the connection after the answer (and lets the client read
+			// it), a small one is drained — within drainTimeout.
+			r.Body = body.ReadCloser
+			_ = rc.SetReadDeadline(time.Now().Add(drainTimeout))
 		}
 	})
 }

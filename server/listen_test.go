@@ -210,8 +210,8 @@ func TestBodyDeadline(t *testing.T) {
 
 // TestUnsentBodyDoesNotHoldConnection: a client that announces a body and
 // never sends it, on a route that answers without reading it (a 401), gets
-// its answer at once and its connection closed, so such connections cannot
-// keep the bound full for the body timeout.
+// its answer within the short drain timeout and its connection closed, so
+// such connections cannot keep the bound full for the body timeout.
 func TestUnsentBodyDoesNotHoldConnection(t *testing.T) {
 	t.Parallel()
 	deny := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -262,5 +262,27 @@ func healthzSoon(t *testing.T, addr, what string) {
 			t.Fatalf("healthz %s: %q %v", what, status, err)
 		}
 		time.Sleep(10 * time.Millisecond) // a poll interval
+	}
+}
+
+// TestOversizedBodyGets413: a body far over what the handler reads (a 413
+// answered from Content-Length) still reaches the client as the answer,
+// not as a reset connection while it is still sending.
+func TestOversizedBodyGets413(t *testing.T) {
+	t.Parallel()
+	refuse := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "too large", http.StatusRequestEntityTooLarge)
+	})
+	addr := serveHTTP(t, refuse, server.HTTPConfig{BodyTimeout: time.Minute})
+	big := strings.Repeat("a", 2<<20)
+	for i := range 5 {
+		res, err := http.Post("http://"+addr+"/run", "application/json", strings.NewReader(big))
+		if err != nil {
+			t.Fatalf("post %d of a 2 MiB body: %v, want the 413", i, err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("post %d: %d, want 413", i, res.StatusCode)
+		}
 	}
 }
