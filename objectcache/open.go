@@ -9,7 +9,7 @@ import (
 const DefaultSpec = "file://./.windforce/objects"
 
 // Provider is a database store that can keep trees itself
-// (store/postgres.Store).
+// (store/postgres.Driver).
 type Provider interface {
 	ObjectCache() Cache
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/runner/sandbox"
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store"
 	"github.com/windforce/windforce/store/postgres"
 )
 
@@ -40,10 +41,11 @@ func TestMain(m *testing.M) {
 // helperWorker runs a worker on the Postgres schema until it is killed.
 func helperWorker() error {
 	ctx := context.Background()
-	s, err := postgres.Open(ctx, os.Getenv(envURL), postgres.Options{Schema: os.Getenv(envSchema)})
+	d, err := postgres.Open(ctx, os.Getenv(envURL), postgres.Options{Schema: os.Getenv(envSchema)})
 	if err != nil {
 		return err
 	}
+	s := store.New(d)
 	root := os.Getenv(envRoot)
 	cache, err := objectcache.NewFileCache(filepath.Join(root, "objects"))
 	if err != nil {
@@ -76,10 +78,11 @@ func TestWorkerKilledMidJob(t *testing.T) {
 	testdb.RequireSandbox(t)
 	url, schema := testdb.PostgresSchema(t)
 	ctx := context.Background()
-	s, err := postgres.Open(ctx, url, postgres.Options{Schema: schema})
+	d, err := postgres.Open(ctx, url, postgres.Options{Schema: schema})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := store.New(d)
 	t.Cleanup(s.Close)
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store"
 	"github.com/windforce/windforce/store/sqlite"
 )
 
@@ -56,10 +57,11 @@ func setup(t *testing.T, o harnessOpts) *harness {
 	t.Helper()
 	testdb.RequireSandbox(t)
 	ctx := context.Background()
-	s, err := sqlite.Open(ctx, testdb.SQLitePath(t), sqlite.Options{})
+	d, err := sqlite.Open(ctx, testdb.SQLitePath(t), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := store.New(d)
 	t.Cleanup(s.Close)
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)

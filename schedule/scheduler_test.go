@@ -13,12 +13,12 @@ import (
 	"github.com/windforce/windforce/internal/teststore"
 	"github.com/windforce/windforce/schedule"
 	"github.com/windforce/windforce/spine"
-	"github.com/windforce/windforce/store/sqlite"
+	"github.com/windforce/windforce/store"
 )
 
 // newStore is a migrated SQLite store whose catalog has hello/greet
 // (input {"name": string} required).
-func newStore(t *testing.T) *sqlite.Store {
+func newStore(t *testing.T) *store.Store {
 	t.Helper()
 	s := teststore.SQLite(t)
 	if err := s.PutSource(t.Context(), catalog.Source{Workspace: "ws", ID: "main", URL: "file:///r.git", Branch: "main"}); err != nil {

@@ -73,7 +73,7 @@ func forEachWatchedBackend(t *testing.T, fn func(t *testing.T, e *env, w *watche
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
 		s := teststore.Postgres(t, 6)
-		run(t, s, s.ObjectCache())
+		run(t, s, teststore.PostgresCache(t, s))
 	})
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/windforce/windforce/objectcache/cachetest"
 	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/spine"
-	"github.com/windforce/windforce/store/postgres"
 )
 
 func TestMain(m *testing.M) {
@@ -50,7 +49,7 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Run("postgres+db", func(t *testing.T) {
 		t.Parallel()
 		s := teststore.Postgres(t, 6)
-		fn(t, newEnv(s, s.ObjectCache().(*postgres.ObjectCache), nil))
+		fn(t, newEnv(s, teststore.PostgresCache(t, s), nil))
 	})
 }
 

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/postgres"
 	"github.com/windforce/windforce/store/sqlite"
 )
@@ -14,29 +13,22 @@ import (
 // DefaultURL is the database of `windforce dev`: an embedded SQLite file.
 const DefaultURL = "sqlite://./.windforce/windforce.db"
 
-// Store is a spine.Store that can also report its schema version, which
-// readiness checks and `windforce migrate` use.
-type Store interface {
-	spine.Store
-	SchemaVersion(ctx context.Context) (current, latest int, err error)
-}
-
 // Open opens the store a URL names: postgres://… (or postgresql://…) or
 // sqlite://PATH. It does not migrate.
-func Open(ctx context.Context, url string, log *slog.Logger) (Store, error) {
+func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		s, err := postgres.Open(ctx, url, postgres.Options{Logger: log})
 		if err != nil {
 			return nil, fmt.Errorf("open postgres store: %w", err)
 		}
-		return s, nil
+		return New(s), nil
 	case strings.HasPrefix(url, "sqlite://"):
 		s, err := sqlite.Open(ctx, strings.TrimPrefix(url, "sqlite://"), sqlite.Options{Logger: log})
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite store: %w", err)
 		}
-		return s, nil
+		return New(s), nil
 	}
 	return nil, fmt.Errorf("database URL %q: want postgres://… or sqlite://PATH", redact(url))
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/server"
 	"github.com/windforce/windforce/source"
+	"github.com/windforce/windforce/store"
 	"github.com/windforce/windforce/store/postgres"
 	"github.com/windforce/windforce/store/sqlite"
 )
@@ -112,7 +113,7 @@ func NewSQLite(t testing.TB, opts Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(t, s, c, opts)
+	return New(t, store.New(s), c, opts)
 }
 
 // NewPostgres is an env on a fresh Postgres schema with the store's own
@@ -125,7 +126,7 @@ func NewPostgres(t testing.TB, opts Options) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	return New(t, s, s.ObjectCache(), opts)
+	return New(t, store.New(s), s.ObjectCache(), opts)
 }
 
 // New migrates s, serves the API over it and c, and commits examples/hello

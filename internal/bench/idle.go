@@ -72,10 +72,10 @@ func Idle(ctx context.Context, w *Windforce, workers int, d time.Duration, progr
 // conns counts the store's open database connections (the pool's; the
 // Postgres listener's own connection is not in it).
 func conns(w *Windforce) int {
-	switch s := w.store.(type) {
-	case *postgres.Store:
+	switch s := w.store.Driver().(type) {
+	case *postgres.Driver:
 		return int(s.Pool().Stat().TotalConns())
-	case *sqlite.Store:
+	case *sqlite.Driver:
 		return s.DB().Stats().OpenConnections
 	}
 	return -1

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store"
 	"github.com/windforce/windforce/store/postgres"
 	"github.com/windforce/windforce/store/sqlite"
 )
@@ -32,7 +33,7 @@ type Windforce struct {
 	// attempt, so each finishes as failure): the cost of a failure storm.
 	Failing bool
 
-	store  spine.Store
+	store  *store.Store
 	db     string
 	drop   func(ctx context.Context) error
 	worker *spine.Worker
@@ -55,7 +56,7 @@ func NewWindforce(ctx context.Context, url string) (*Windforce, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open bench schema: %w", err)
 		}
-		w.store, w.db = s, "postgres"
+		w.store, w.db = store.New(s), "postgres"
 		w.drop = func(ctx context.Context) error { return DropSchema(ctx, url, schema) }
 	case strings.HasPrefix(url, "sqlite://"):
 		path := strings.TrimPrefix(url, "sqlite://")
@@ -66,7 +67,7 @@ func NewWindforce(ctx context.Context, url string) (*Windforce, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open bench file: %w", err)
 		}
-		w.store, w.db = s, "sqlite"
+		w.store, w.db = store.New(s), "sqlite"
 		w.drop = func(context.Context) error { return removeSQLite(path) }
 	default:
 		return nil, fmt.Errorf("bench database URL: want postgres://… or sqlite://PATH")

@@ -109,14 +109,9 @@ type apiParts struct {
 // the zombie timeout for queue health, and opens the object cache and the
 // syncer over it. The caller closes the store.
 func openAPIStore(ctx context.Context, dbURL, objectCache string, zombieTimeout time.Duration, log *slog.Logger) (*apiParts, error) {
-	opened, err := store.Open(ctx, dbURL, log)
+	s, err := store.Open(ctx, dbURL, log)
 	if err != nil {
 		return nil, err
-	}
-	s, ok := opened.(server.Store)
-	if !ok {
-		opened.Close()
-		return nil, fmt.Errorf("store for %s does not serve the API (no catalog or token store)", dbURL)
 	}
 	fail := func(err error) (*apiParts, error) {
 		s.Close()
@@ -128,7 +123,7 @@ func openAPIStore(ctx context.Context, dbURL, objectCache string, zombieTimeout 
 	if err := s.SetZombieTimeout(ctx, zombieTimeout); err != nil {
 		return fail(fmt.Errorf("record zombie timeout: %w", err))
 	}
-	cache, err := objectcache.Open(objectCache, s)
+	cache, err := objectcache.Open(objectCache, s.Driver())
 	if err != nil {
 		return fail(fmt.Errorf("open object cache: %w", err))
 	}

@@ -149,7 +149,7 @@ const metricsConns = 64
 
 // checkSchema refuses a database whose migrations are behind: workers do
 // not migrate (`windforce migrate` or the server does).
-func checkSchema(ctx context.Context, s store.Store) error {
+func checkSchema(ctx context.Context, s *store.Store) error {
 	current, latest, err := s.SchemaVersion(ctx)
 	if err != nil {
 		return fmt.Errorf("read schema version: %w", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store"
 	"github.com/windforce/windforce/store/sqlite"
 )
 
@@ -36,10 +37,11 @@ func TestRunWorkerRunsAJobAndStops(t *testing.T) {
 	if err := cache.Put(context.Background(), key, []objectcache.File{{Path: "run.sh", Mode: 0o755, Data: []byte(script)}}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := sqlite.Open(context.Background(), filepath.Join(root, "wf.db"), sqlite.Options{})
+	d, err := sqlite.Open(context.Background(), filepath.Join(root, "wf.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := store.New(d)
 	defer s.Close()
 	res, err := s.Enqueue(context.Background(), spine.EnqueueParams{Workspace: "ws", TriggerKind: spine.TriggerCLI,
 		Input: json.RawMessage(`{}`), Pin: spine.Pin{GitSourceID: "src", CommitSHA: "c1", AppKey: "a", ActionKey: "b",

@@ -18,6 +18,7 @@ import (
 
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store"
 	"github.com/windforce/windforce/store/postgres"
 	"github.com/windforce/windforce/store/sqlite"
 )
@@ -69,13 +70,13 @@ func (tg target) open(ctx context.Context) (spine.Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		s = ps
+		s = store.New(ps)
 	case "sqlite":
 		ss, err := sqlite.Open(ctx, tg.url, sqlite.Options{})
 		if err != nil {
 			return nil, err
 		}
-		s = ss
+		s = store.New(ss)
 	default:
 		return nil, fmt.Errorf("unknown driver %q", tg.driver)
 	}

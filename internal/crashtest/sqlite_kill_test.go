@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store"
 	"github.com/windforce/windforce/store/sqlite"
 )
 
@@ -38,10 +39,11 @@ func TestSQLiteSurvivesRepeatedSIGKILL(t *testing.T) {
 	}
 	db.Close()
 
-	s, err := sqlite.Open(context.Background(), tg.url, sqlite.Options{})
+	d, err := sqlite.Open(context.Background(), tg.url, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := store.New(d)
 	t.Cleanup(s.Close)
 	// Jobs claimed by a killed process are requeued by the reaper.
 	later := time.Now().Add(time.Hour)

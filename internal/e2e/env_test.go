@@ -10,20 +10,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/windforce/windforce/catalog"
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/runner"
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store"
 	"github.com/windforce/windforce/store/postgres"
 	"github.com/windforce/windforce/store/sqlite"
 )
 
 // db is a store holding both the catalog and the queue spine.
-type db interface {
-	catalog.Store
-	spine.Store
-}
+type db = *store.Store
 
 // world is one backend pairing with a runner-backed worker serving it.
 type world struct {
@@ -41,7 +38,7 @@ func forEachPairing(t *testing.T, fn func(t *testing.T, w *world)) {
 			t.Fatal(err)
 		}
 		t.Cleanup(s.Close)
-		fn(t, newWorld(t, s, "file://"+filepath.Join(t.TempDir(), "objects")))
+		fn(t, newWorld(t, store.New(s), "file://"+filepath.Join(t.TempDir(), "objects")))
 	})
 	t.Run("postgres+postgres", func(t *testing.T) {
 		t.Parallel()
@@ -51,7 +48,7 @@ func forEachPairing(t *testing.T, fn func(t *testing.T, w *world)) {
 			t.Fatal(err)
 		}
 		t.Cleanup(s.Close)
-		fn(t, newWorld(t, s, "postgres"))
+		fn(t, newWorld(t, store.New(s), "postgres"))
 	})
 }
 
@@ -62,7 +59,7 @@ func newWorld(t *testing.T, d db, cacheSpec string) *world {
 	if err := d.Migrate(t.Context()); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	c, err := objectcache.Open(cacheSpec, d)
+	c, err := objectcache.Open(cacheSpec, d.Driver())
 	if err != nil {
 		t.Fatalf("open object cache %q: %v", cacheSpec, err)
 	}

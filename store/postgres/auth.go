@@ -21,10 +21,10 @@ var (
 	qAuthLeaseLive   = mustQuery("auth_lease_live")
 )
 
-var _ auth.Store = (*Store)(nil)
+var _ auth.Store = (*Driver)(nil)
 
 // CreateToken stores an API token by its hash.
-func (s *Store) CreateToken(ctx context.Context, t auth.Token) error {
+func (s *Driver) CreateToken(ctx context.Context, t auth.Token) error {
 	if err := auth.CheckID(t.ID); err != nil {
 		return fmt.Errorf("create token: %w", err)
 	}
@@ -41,7 +41,7 @@ func (s *Store) CreateToken(ctx context.Context, t auth.Token) error {
 }
 
 // TokenByHash returns the live token with that hash.
-func (s *Store) TokenByHash(ctx context.Context, hash string) (auth.Token, error) {
+func (s *Driver) TokenByHash(ctx context.Context, hash string) (auth.Token, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qAuthTokenByHash, pgx.StrictNamedArgs{"token_hash": hash})
@@ -65,7 +65,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (auth.Token, error
 }
 
 // TokenByID returns the token with that id, revoked or not.
-func (s *Store) TokenByID(ctx context.Context, id string) (auth.Token, error) {
+func (s *Driver) TokenByID(ctx context.Context, id string) (auth.Token, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qAuthTokenByID, pgx.StrictNamedArgs{"id": id})
@@ -94,7 +94,7 @@ func (s *Store) TokenByID(ctx context.Context, id string) (auth.Token, error) {
 
 // RevokeToken marks a token revoked and ends its console sessions in one
 // statement; the next request with it is refused.
-func (s *Store) RevokeToken(ctx context.Context, id string) error {
+func (s *Driver) RevokeToken(ctx context.Context, id string) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	var n int64
@@ -109,7 +109,7 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 }
 
 // LeaseLive reports whether the job runs under claimToken right now.
-func (s *Store) LeaseLive(ctx context.Context, workspace string, jobID, claimToken uuid.UUID) (bool, error) {
+func (s *Driver) LeaseLive(ctx context.Context, workspace string, jobID, claimToken uuid.UUID) (bool, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	var live bool

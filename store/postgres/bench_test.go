@@ -70,7 +70,7 @@ func BenchmarkClaimComplete(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
 }
 
-func newBenchStore(b *testing.B) *Store {
+func newBenchStore(b *testing.B) *Driver {
 	b.Helper()
 	url, schema := testdb.PostgresSchema(b)
 	s, err := Open(context.Background(), url, Options{Schema: schema})
@@ -137,7 +137,7 @@ func benchEnqueueSchemas(b *testing.B, p spine.EnqueueParams, batch int) {
 
 // databaseBytes is the size of the store's schema: tables, TOAST and
 // indexes.
-func databaseBytes(b *testing.B, s *Store) int64 {
+func databaseBytes(b *testing.B, s *Driver) int64 {
 	b.Helper()
 	var n int64
 	err := s.pool.QueryRow(context.Background(), `

@@ -17,7 +17,7 @@ const unknownActor = "unknown"
 // Cancel finishes a waiting job as canceled at once or marks a running one
 // for its worker (invariant 6), under the queue row's lock, and audits it.
 // A finished job is a conflict; a job of another workspace is not found.
-func (s *Store) Cancel(ctx context.Context, p spine.CancelParams) (spine.CancelOutcome, error) {
+func (s *Driver) Cancel(ctx context.Context, p spine.CancelParams) (spine.CancelOutcome, error) {
 	if p.By == "" {
 		p.By = unknownActor
 	}
@@ -103,7 +103,7 @@ func liveStatus(running bool) spine.Status {
 // Reopen puts a failed job (or, with Force, a canceled one) back in the
 // queue with the same id and pin, audits it and wakes its tag (invariant
 // 7). A successful, queued or running job is a conflict.
-func (s *Store) Reopen(ctx context.Context, p spine.ReopenParams) error {
+func (s *Driver) Reopen(ctx context.Context, p spine.ReopenParams) error {
 	if p.By == "" {
 		p.By = unknownActor
 	}

@@ -30,10 +30,10 @@ var (
 	qCatalogResolveAction = mustQuery("catalog_resolve")
 )
 
-var _ catalog.Store = (*Store)(nil)
+var _ catalog.Store = (*Driver)(nil)
 
 // PutSource creates a source or updates its URL and branch.
-func (s *Store) PutSource(ctx context.Context, src catalog.Source) error {
+func (s *Driver) PutSource(ctx context.Context, src catalog.Source) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	_, err := s.pool.Exec(ctx, qCatalogPutSource, pgx.StrictNamedArgs{
@@ -47,7 +47,7 @@ func (s *Store) PutSource(ctx context.Context, src catalog.Source) error {
 }
 
 // GetSource returns one source; catalog.ErrNotFound when missing.
-func (s *Store) GetSource(ctx context.Context, workspace, id string) (catalog.Source, error) {
+func (s *Driver) GetSource(ctx context.Context, workspace, id string) (catalog.Source, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qCatalogGetSource, pgx.StrictNamedArgs{"workspace": workspace, "id": id})
@@ -65,7 +65,7 @@ func (s *Store) GetSource(ctx context.Context, workspace, id string) (catalog.So
 }
 
 // ListSources returns the sources of a workspace, or all when it is "".
-func (s *Store) ListSources(ctx context.Context, workspace string) ([]catalog.Source, error) {
+func (s *Driver) ListSources(ctx context.Context, workspace string) ([]catalog.Source, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qCatalogListSources, pgx.StrictNamedArgs{"workspace": workspace})
@@ -89,7 +89,7 @@ func scanSource(row pgx.CollectableRow) (catalog.Source, error) {
 }
 
 // RecordSyncError records why the last sync failed.
-func (s *Store) RecordSyncError(ctx context.Context, workspace, id, message string) error {
+func (s *Driver) RecordSyncError(ctx context.Context, workspace, id, message string) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	tag, err := s.pool.Exec(ctx, qCatalogSyncError, pgx.StrictNamedArgs{
@@ -107,7 +107,7 @@ func (s *Store) RecordSyncError(ctx context.Context, workspace, id, message stri
 // LockSource takes a session advisory lock for the source on a connection
 // of its own, held until unlock: syncs of one source on many servers run
 // one after the other. Only ctx bounds the wait.
-func (s *Store) LockSource(ctx context.Context, workspace, id string) (func(), error) {
+func (s *Driver) LockSource(ctx context.Context, workspace, id string) (func(), error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("lock source %s/%s: %w", workspace, id, err)

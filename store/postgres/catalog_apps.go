@@ -15,7 +15,7 @@ import (
 
 // ApplySync replaces the source's apps and actions in one transaction,
 // under the source row's lock.
-func (s *Store) ApplySync(ctx context.Context, p catalog.SyncParams) error {
+func (s *Driver) ApplySync(ctx context.Context, p catalog.SyncParams) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	err := s.inTx(ctx, func(tx pgx.Tx) error { return applySync(ctx, tx, p) })
@@ -112,7 +112,7 @@ func actionArgs(workspace, appKey string, a catalog.Action) pgx.StrictNamedArgs 
 }
 
 // ListApps returns a workspace's apps with their actions.
-func (s *Store) ListApps(ctx context.Context, workspace string) ([]catalog.App, error) {
+func (s *Driver) ListApps(ctx context.Context, workspace string) ([]catalog.App, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	apps, err := s.readApps(ctx, workspace, "")
@@ -123,7 +123,7 @@ func (s *Store) ListApps(ctx context.Context, workspace string) ([]catalog.App, 
 }
 
 // GetApp returns one app with its actions; catalog.ErrNotFound if missing.
-func (s *Store) GetApp(ctx context.Context, workspace, key string) (catalog.App, error) {
+func (s *Driver) GetApp(ctx context.Context, workspace, key string) (catalog.App, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	if key == "" {
@@ -142,7 +142,7 @@ func (s *Store) GetApp(ctx context.Context, workspace, key string) (catalog.App,
 // readApps reads apps and then their actions in one snapshot (a
 // repeatable-read transaction), so a sync between the two reads cannot
 // pair one commit's apps with another's actions.
-func (s *Store) readApps(ctx context.Context, workspace, appKey string) ([]catalog.App, error) {
+func (s *Driver) readApps(ctx context.Context, workspace, appKey string) ([]catalog.App, error) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 
 // EnqueueAction is the one enqueue path: resolve, validate, pin and insert
 // in one transaction (see catalog.Store).
-func (s *Store) EnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
+func (s *Driver) EnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	var res spine.EnqueueResult
@@ -31,7 +31,7 @@ func (s *Store) EnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (sp
 // EnqueueActionTx is EnqueueAction inside the caller's transaction: the
 // job exists only if tx commits. It reads the catalog through tx, so the
 // pin is what tx sees.
-func (s *Store) EnqueueActionTx(ctx context.Context, tx pgx.Tx, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
+func (s *Driver) EnqueueActionTx(ctx context.Context, tx pgx.Tx, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
 	app, action, err := resolveAction(ctx, tx, r)
 	if err != nil {
 		return spine.EnqueueResult{}, err
@@ -44,14 +44,14 @@ func (s *Store) EnqueueActionTx(ctx context.Context, tx pgx.Tx, r catalog.Enqueu
 }
 
 // resolveAction reads the app and action a job of r pins.
-func resolveAction(ctx context.Context, tx pgx.Tx, r catalog.EnqueueRequest) (catalog.App, catalog.Action, error) {
+func resolveAction(ctx context.Context, q querier, r catalog.EnqueueRequest) (catalog.App, catalog.Action, error) {
 	if r.Workspace == "" || r.App == "" || r.Action == "" {
 		return catalog.App{}, catalog.Action{}, fmt.Errorf("enqueue: %w: workspace, app and action are required", spine.ErrInvalid)
 	}
 	var actionKey *string
 	var a catalog.Action
 	var o overrides
-	app, err := scanApp(tx.QueryRow(ctx, qCatalogResolveAction, pgx.StrictNamedArgs{
+	app, err := scanApp(q.QueryRow(ctx, qCatalogResolveAction, pgx.StrictNamedArgs{
 		"workspace": r.Workspace, "app_key": r.App, "action_key": r.Action,
 	}), &actionKey, &a.InputSchema, &a.OutputSchema, &o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor,
 		&o.limits.memory, &o.limits.pids, &o.limits.cpu)
@@ -67,4 +67,9 @@ func resolveAction(ctx context.Context, tx pgx.Tx, r catalog.EnqueueRequest) (ca
 	a.Key = *actionKey
 	o.apply(&a)
 	return app, a, nil
+}
+
+// ResolveAction reads the app and action a job pins (driver.CatalogExecutor).
+func (e *executor) ResolveAction(ctx context.Context, workspace, app, action string) (catalog.App, catalog.Action, error) {
+	return resolveAction(ctx, e.q, catalog.EnqueueRequest{Workspace: workspace, App: app, Action: action})
 }

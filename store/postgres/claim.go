@@ -13,7 +13,7 @@ import (
 
 // Claim takes up to p.Limit waiting jobs on p.Tags in one statement
 // (invariant 2; see queries/claim.sql).
-func (s *Store) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error) {
+func (s *Driver) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error) {
 	if p.Limit <= 0 {
 		return nil, fmt.Errorf("claim jobs: %w: limit %d is not positive", spine.ErrInvalid, p.Limit)
 	}
@@ -71,7 +71,7 @@ func scanClaimed(row pgx.CollectableRow) (spine.ClaimedJob, error) {
 
 // Heartbeat renews every still-owned lease in one statement and returns
 // them with their cancel mark (invariant 3; see queries/heartbeat.sql).
-func (s *Store) Heartbeat(ctx context.Context, p spine.HeartbeatParams) ([]spine.HeartbeatResult, error) {
+func (s *Driver) Heartbeat(ctx context.Context, p spine.HeartbeatParams) ([]spine.HeartbeatResult, error) {
 	if len(p.Leases) == 0 {
 		return nil, nil
 	}

@@ -43,7 +43,7 @@ func TestClaimPlanUsesClaimIndex(t *testing.T) {
 
 // explain returns the plan of a query with its named arguments, run
 // inside a rolled-back transaction (EXPLAIN ANALYZE would execute it).
-func explain(t *testing.T, s *Store, query string, args pgx.StrictNamedArgs) string {
+func explain(t *testing.T, s *Driver, query string, args pgx.StrictNamedArgs) string {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := s.pool.Begin(ctx)
@@ -184,7 +184,7 @@ func TestClaimGenericPlan(t *testing.T) {
 // explainGeneric returns the generic plan of a query with named arguments
 // of the given types: the plan a connection caches after a few runs of a
 // prepared statement.
-func explainGeneric(t *testing.T, s *Store, query string, types map[string]string) string {
+func explainGeneric(t *testing.T, s *Driver, query string, types map[string]string) string {
 	t.Helper()
 	ctx := context.Background()
 	var order []string

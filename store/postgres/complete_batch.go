@@ -14,7 +14,7 @@ import (
 // CompleteBatch completes many owned jobs in one statement, each fenced on
 // its own claim token (see queries/complete_batch.sql). A lost lease gets
 // ErrNotOwner in its outcome and does not hold back the others.
-func (s *Store) CompleteBatch(ctx context.Context, ps []spine.CompleteParams) ([]spine.CompleteOutcome, error) {
+func (s *Driver) CompleteBatch(ctx context.Context, ps []spine.CompleteParams) ([]spine.CompleteOutcome, error) {
 	plan := spine.PlanCompleteBatch(ps)
 	if len(plan.Todo) == 0 {
 		return plan.Outcomes, nil

@@ -16,7 +16,7 @@ import (
 func TestCompletionWakesWaitersOfAnotherStore(t *testing.T) {
 	t.Parallel()
 	url, schema := testdb.PostgresSchema(t)
-	open := func() *Store {
+	open := func() *Driver {
 		s, err := Open(context.Background(), url, Options{Schema: schema, MaxConns: 4})
 		if err != nil {
 			t.Fatalf("open: %v", err)

@@ -27,7 +27,7 @@ const coalesceTries = 8
 
 // Enqueue inserts one job and wakes its tag, in one statement (one round
 // trip) unless it coalesces (invariants 1 and 10).
-func (s *Store) Enqueue(ctx context.Context, p spine.EnqueueParams) (spine.EnqueueResult, error) {
+func (s *Driver) Enqueue(ctx context.Context, p spine.EnqueueParams) (spine.EnqueueResult, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	// A zero now leaves Now and ScheduledFor zero: the SQL then uses the
@@ -46,7 +46,7 @@ func (s *Store) Enqueue(ctx context.Context, p spine.EnqueueParams) (spine.Enque
 // EnqueueTx enqueues one job inside the caller's transaction tx: the job
 // exists, and its tag is notified, only if tx commits. tx must be at READ
 // COMMITTED (the default) for coalescing to retry correctly.
-func (s *Store) EnqueueTx(ctx context.Context, tx pgx.Tx, p spine.EnqueueParams) (spine.EnqueueResult, error) {
+func (s *Driver) EnqueueTx(ctx context.Context, tx pgx.Tx, p spine.EnqueueParams) (spine.EnqueueResult, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	p, err := spine.PrepareEnqueue(p, time.Time{})
@@ -63,7 +63,7 @@ func (s *Store) EnqueueTx(ctx context.Context, tx pgx.Tx, p spine.EnqueueParams)
 // EnqueueBatch enqueues all of ps in one transaction, or none, and wakes
 // each distinct tag once. Jobs without a coalesce key go in one pipelined
 // round trip.
-func (s *Store) EnqueueBatch(ctx context.Context, ps []spine.EnqueueParams) ([]spine.EnqueueResult, error) {
+func (s *Driver) EnqueueBatch(ctx context.Context, ps []spine.EnqueueParams) ([]spine.EnqueueResult, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	prepared := make([]spine.EnqueueParams, len(ps))
@@ -91,7 +91,7 @@ func (s *Store) EnqueueBatch(ctx context.Context, ps []spine.EnqueueParams) ([]s
 // enqueueAll runs the coalesced jobs one by one (each may need the
 // update-or-insert loop), then inserts all the plain jobs in one statement
 // and wakes each distinct tag once.
-func (s *Store) enqueueAll(ctx context.Context, tx pgx.Tx, ps []spine.EnqueueParams) ([]spine.EnqueueResult, error) {
+func (s *Driver) enqueueAll(ctx context.Context, tx pgx.Tx, ps []spine.EnqueueParams) ([]spine.EnqueueResult, error) {
 	results := make([]spine.EnqueueResult, len(ps))
 	plain := make([]spine.EnqueueParams, 0, len(ps))
 	var tags []string
@@ -123,7 +123,7 @@ func (s *Store) enqueueAll(ctx context.Context, tx pgx.Tx, ps []spine.EnqueuePar
 // job holding the key; when there is none it inserts, and when the insert
 // meets a job that appeared meanwhile (ON CONFLICT DO NOTHING), it tries
 // the fold again.
-func (s *Store) enqueueOne(ctx context.Context, q querier, p spine.EnqueueParams, notify bool) (spine.EnqueueResult, error) {
+func (s *Driver) enqueueOne(ctx context.Context, q querier, p spine.EnqueueParams, notify bool) (spine.EnqueueResult, error) {
 	if p.CoalesceKey == "" {
 		res, _, err := s.insertJob(ctx, q, p, notify)
 		return res, err
@@ -144,7 +144,7 @@ func (s *Store) enqueueOne(ctx context.Context, q querier, p spine.EnqueueParams
 
 // insertJob inserts job and job_queue; ok is false when a waiting job
 // already holds p's coalesce key.
-func (s *Store) insertJob(ctx context.Context, q querier, p spine.EnqueueParams, notify bool) (spine.EnqueueResult, bool, error) {
+func (s *Driver) insertJob(ctx context.Context, q querier, p spine.EnqueueParams, notify bool) (spine.EnqueueResult, bool, error) {
 	res := spine.EnqueueResult{}
 	err := q.QueryRow(ctx, qEnqueue, insertArgs(p, s.channel, notify)).Scan(&res.ID, &res.Generation)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -158,7 +158,7 @@ func (s *Store) insertJob(ctx context.Context, q querier, p spine.EnqueueParams,
 
 // coalesceInto folds p into the waiting job holding its coalesce key; ok
 // is false when no job waits with that key.
-func (s *Store) coalesceInto(ctx context.Context, q querier, p spine.EnqueueParams, notify bool) (spine.EnqueueResult, bool, error) {
+func (s *Driver) coalesceInto(ctx context.Context, q querier, p spine.EnqueueParams, notify bool) (spine.EnqueueResult, bool, error) {
 	res := spine.EnqueueResult{Coalesced: true}
 	err := q.QueryRow(ctx, qEnqueueCoalesce, pgx.StrictNamedArgs{
 		"workspace":    p.Workspace,

@@ -14,7 +14,7 @@ import (
 // insertBatch inserts prepared jobs without a coalesce key in one statement
 // (queries/enqueue_batch.sql) and wakes tags (notify.sql), both in one round
 // trip in the caller's transaction.
-func (s *Store) insertBatch(ctx context.Context, tx pgx.Tx, ps []spine.EnqueueParams, tags []string) error {
+func (s *Driver) insertBatch(ctx context.Context, tx pgx.Tx, ps []spine.EnqueueParams, tags []string) error {
 	notify := pgx.StrictNamedArgs{"channel": s.channel, "payloads": tags}
 	if len(ps) == 0 {
 		_, err := tx.Exec(ctx, qNotify, notify)

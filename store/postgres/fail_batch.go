@@ -18,7 +18,7 @@ import (
 // (lock_leases.sql), the decisions are made here as Fail makes them, and
 // the retries and final failures go out together in one pipelined pgx
 // batch. A lost lease writes nothing and the others go on.
-func (s *Store) FailBatch(ctx context.Context, ps []spine.FailParams) ([]spine.FailBatchOutcome, error) {
+func (s *Driver) FailBatch(ctx context.Context, ps []spine.FailParams) ([]spine.FailBatchOutcome, error) {
 	plan := spine.PlanFailBatch(ps)
 	if len(plan.Todo) == 0 {
 		return plan.Outcomes, nil
@@ -76,7 +76,7 @@ func lockLeases(ctx context.Context, tx pgx.Tx, ps []spine.FailParams, todo []in
 
 // writeFailures decides each locked job's fate as Fail does and writes
 // them all in one pipelined batch of requeue.sql and complete.sql.
-func (s *Store) writeFailures(ctx context.Context, tx pgx.Tx, ps []spine.FailParams, plan *spine.FailBatchPlan, locked map[spine.Lease]leaseState) error {
+func (s *Driver) writeFailures(ctx context.Context, tx pgx.Tx, ps []spine.FailParams, plan *spine.FailBatchPlan, locked map[spine.Lease]leaseState) error {
 	var batch pgx.Batch
 	var queued []int
 	var finished []uuid.UUID // every lease not retried ends here

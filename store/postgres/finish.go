@@ -14,7 +14,7 @@ import (
 // Complete finishes an owned job with success (or canceled when it carries
 // the cancel mark) in one statement, so one round trip (invariant 5; see
 // queries/complete.sql).
-func (s *Store) Complete(ctx context.Context, p spine.CompleteParams) (spine.Status, error) {
+func (s *Driver) Complete(ctx context.Context, p spine.CompleteParams) (spine.Status, error) {
 	result, err := spine.CheckResult(p.Result)
 	if err != nil {
 		return "", fmt.Errorf("complete job %s: %w", p.JobID, err)
@@ -31,7 +31,7 @@ func (s *Store) Complete(ctx context.Context, p spine.CompleteParams) (spine.Sta
 // finish runs complete.sql: the fenced terminal completion shared by
 // Complete, Fail and Release, which also wakes the job's waiters on
 // commit. ErrNotOwner when the lease is lost.
-func (s *Store) finish(ctx context.Context, q querier, l spine.Lease, status spine.Status, result, jobErr any, now time.Time) (spine.Status, error) {
+func (s *Driver) finish(ctx context.Context, q querier, l spine.Lease, status spine.Status, result, jobErr any, now time.Time) (spine.Status, error) {
 	var got string
 	err := q.QueryRow(ctx, qComplete, s.completeArgs(l, status, result, jobErr, timeArg(now), true)).Scan(&got)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -45,7 +45,7 @@ func (s *Store) finish(ctx context.Context, q querier, l spine.Lease, status spi
 
 // completeArgs are complete.sql's arguments; notify says whether the
 // statement wakes the job's waiters itself.
-func (s *Store) completeArgs(l spine.Lease, status spine.Status, result, jobErr, now any, notify bool) pgx.StrictNamedArgs {
+func (s *Driver) completeArgs(l spine.Lease, status spine.Status, result, jobErr, now any, notify bool) pgx.StrictNamedArgs {
 	return pgx.StrictNamedArgs{
 		"job_id":       l.JobID,
 		"claim_token":  l.ClaimToken,
@@ -92,7 +92,7 @@ func lockLease(ctx context.Context, tx pgx.Tx, l spine.Lease, now time.Time) (le
 // decides with spine.NextRetry on the pinned policy: back to waiting with
 // attempt+1 at the retry time, or finished as failure (canceled when
 // marked: a cancel mark wins over a retry).
-func (s *Store) Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome, error) {
+func (s *Driver) Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome, error) {
 	jobErr, err := p.Error.Encode()
 	if err != nil {
 		return spine.FailOutcome{}, fmt.Errorf("fail job %s: %w", p.JobID, err)
@@ -113,7 +113,7 @@ func (s *Store) Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome
 // failLocked records one failed attempt inside tx: it locks the lease's
 // row, then retries or finishes the job. ErrNotOwner (nothing written) when
 // the lease is lost.
-func (s *Store) failLocked(ctx context.Context, tx pgx.Tx, l spine.Lease, jobErr string, now time.Time) (spine.FailOutcome, error) {
+func (s *Driver) failLocked(ctx context.Context, tx pgx.Tx, l spine.Lease, jobErr string, now time.Time) (spine.FailOutcome, error) {
 	st, err := lockLease(ctx, tx, l, now)
 	if err != nil {
 		return spine.FailOutcome{}, err
@@ -129,7 +129,7 @@ func (s *Store) failLocked(ctx context.Context, tx pgx.Tx, l spine.Lease, jobErr
 
 // Release gives an owned job back to the queue without charging an
 // attempt or a restart; a cancel-marked job is finished canceled instead.
-func (s *Store) Release(ctx context.Context, p spine.ReleaseParams) error {
+func (s *Driver) Release(ctx context.Context, p spine.ReleaseParams) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -150,7 +150,7 @@ func (s *Store) Release(ctx context.Context, p spine.ReleaseParams) error {
 }
 
 // requeue runs requeue.sql under the caller's row lock.
-func (s *Store) requeue(ctx context.Context, tx pgx.Tx, l spine.Lease, attemptStep int, lastError any, at time.Time) error {
+func (s *Driver) requeue(ctx context.Context, tx pgx.Tx, l spine.Lease, attemptStep int, lastError any, at time.Time) error {
 	var id any
 	err := tx.QueryRow(ctx, qRequeue, pgx.StrictNamedArgs{
 		"job_id":        l.JobID,

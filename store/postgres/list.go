@@ -52,7 +52,7 @@ var listStart = spine.JobCursor{
 
 // ListJobs returns one page of a workspace's jobs, newest first, in the
 // view of GetJob (queries/list_jobs.sql).
-func (s *Store) ListJobs(ctx context.Context, p spine.ListJobsParams) ([]spine.Job, error) {
+func (s *Driver) ListJobs(ctx context.Context, p spine.ListJobsParams) ([]spine.Job, error) {
 	if err := p.Check(); err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
 	}
@@ -87,7 +87,7 @@ func (s *Store) ListJobs(ctx context.Context, p spine.ListJobsParams) ([]spine.J
 
 // CountJobs counts a workspace's jobs per status; every status is present,
 // zero when the workspace has none in it.
-func (s *Store) CountJobs(ctx context.Context, workspace string) (map[spine.Status]int64, error) {
+func (s *Driver) CountJobs(ctx context.Context, workspace string) (map[spine.Status]int64, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qCountJobs, pgx.StrictNamedArgs{"workspace": workspace})

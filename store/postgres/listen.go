@@ -29,7 +29,7 @@ const (
 // of tags (all tags when empty). The first call starts the listener and
 // waits (a few seconds at most) until it listens, so a job enqueued after
 // Subscribe returns is not missed.
-func (s *Store) Subscribe(tags []string) (<-chan struct{}, func()) {
+func (s *Driver) Subscribe(tags []string) (<-chan struct{}, func()) {
 	ch, unsubscribe := s.wakeups.Subscribe(tags)
 	s.awaitListener()
 	return ch, unsubscribe
@@ -42,7 +42,7 @@ func (s *Store) Subscribe(tags []string) (<-chan struct{}, func()) {
 // listener and waits until it listens, so a completion committed after
 // SubscribeCompletion returns is not missed; a listener that lost its
 // connection wakes every waiter once it is back.
-func (s *Store) SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func()) {
+func (s *Driver) SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func()) {
 	ch, unsubscribe := s.completions.Subscribe(id)
 	s.awaitListener()
 	return ch, unsubscribe
@@ -51,7 +51,7 @@ func (s *Store) SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func()) {
 // awaitListener starts the listener and waits (a few seconds at most) for
 // its first LISTEN. Once it has listened this returns at once, also while
 // it reconnects: its reconnect wakes every subscriber.
-func (s *Store) awaitListener() {
+func (s *Driver) awaitListener() {
 	l := s.startListener()
 	if l == nil {
 		return
@@ -71,7 +71,7 @@ func (s *Store) awaitListener() {
 }
 
 // startListener starts the listener once; nil after Close.
-func (s *Store) startListener() *listener {
+func (s *Driver) startListener() *listener {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -107,7 +107,7 @@ type listener struct {
 	pings     atomic.Int64  // keepalive pings sent, for tests
 }
 
-func newListener(cfg *pgx.ConnConfig, s *Store, log *slog.Logger, keepalive time.Duration) *listener {
+func newListener(cfg *pgx.ConnConfig, s *Driver, log *slog.Logger, keepalive time.Duration) *listener {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &listener{
 		cfg: cfg, channel: s.channel, doneChannel: s.doneChannel,

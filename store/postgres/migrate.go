@@ -25,7 +25,7 @@ func migrations() ([]migrate.Migration, error) {
 // start together queue on the lock, and each finds the work done by the
 // first. A database ahead of this binary is refused. Only ctx bounds it
 // (not the query timeout): a migration may legitimately take long.
-func (s *Store) Migrate(ctx context.Context) error {
+func (s *Driver) Migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -72,7 +72,7 @@ func apply(ctx context.Context, tx pgx.Tx, m migrate.Migration) error {
 
 // SchemaVersion reports the applied schema version and the latest this
 // binary knows, for readiness checks: the store is ready when they match.
-func (s *Store) SchemaVersion(ctx context.Context) (current, latest int, err error) {
+func (s *Driver) SchemaVersion(ctx context.Context) (current, latest int, err error) {
 	ms, err := migrations()
 	if err != nil {
 		return 0, 0, fmt.Errorf("schema version: %w", err)

@@ -46,7 +46,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	ctx := context.Background()
 	// Four servers starting at once, each with its own pool: the advisory
 	// lock queues them and all but the first find nothing to do.
-	stores := make([]*Store, 4)
+	stores := make([]*Driver, 4)
 	for i := range stores {
 		s, err := Open(ctx, url, Options{Schema: schema, MaxConns: 2})
 		if err != nil {

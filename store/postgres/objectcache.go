@@ -31,7 +31,7 @@ var (
 // transaction and its marker row in a later one: a tree without marker
 // (a writer that stopped between the two) is refused by readers.
 type ObjectCache struct {
-	s *Store
+	s *Driver
 
 	mu           sync.Mutex
 	beforeMarker objectcache.BeforeMarkerFunc
@@ -40,7 +40,7 @@ type ObjectCache struct {
 var _ objectcache.Cache = (*ObjectCache)(nil)
 
 // ObjectCache returns the object cache kept in this database.
-func (s *Store) ObjectCache() objectcache.Cache { return &ObjectCache{s: s} }
+func (s *Driver) ObjectCache() objectcache.Cache { return &ObjectCache{s: s} }
 
 // SetBeforeMarker sets the test hook run between the tree and the marker.
 func (c *ObjectCache) SetBeforeMarker(fn objectcache.BeforeMarkerFunc) {

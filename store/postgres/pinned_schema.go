@@ -70,7 +70,7 @@ func schemaArgs(args pgx.StrictNamedArgs, in, out json.RawMessage) {
 
 // sweepSchemas deletes the job_schema rows no job can reference any more
 // (queries/sweep_schemas.sql) and returns how many.
-func (s *Store) sweepSchemas(ctx context.Context) (int64, error) {
+func (s *Driver) sweepSchemas(ctx context.Context) (int64, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	tag, err := s.pool.Exec(ctx, qSweepSchemas, pgx.StrictNamedArgs{

@@ -178,7 +178,7 @@ func TestMigrateMovesPinnedSchemas(t *testing.T) {
 
 // requireSchema requires a read-back schema to be want as jsonb gives it
 // (nil for none).
-func requireSchema(t *testing.T, s *Store, what string, got json.RawMessage, want *string) {
+func requireSchema(t *testing.T, s *Driver, what string, got json.RawMessage, want *string) {
 	t.Helper()
 	if want == nil {
 		if got != nil {
@@ -192,7 +192,7 @@ func requireSchema(t *testing.T, s *Store, what string, got json.RawMessage, wan
 }
 
 // migrateBefore applies the migrations before the one named name.
-func migrateBefore(t *testing.T, s *Store, name string) {
+func migrateBefore(t *testing.T, s *Driver, name string) {
 	t.Helper()
 	ms, err := migrations()
 	if err != nil {
@@ -219,7 +219,7 @@ func migrateBefore(t *testing.T, s *Store, name string) {
 }
 
 // finish claims and completes the one job on tag, completing it at now.
-func finish(t *testing.T, s *Store, tag string, now time.Time) {
+func finish(t *testing.T, s *Driver, tag string, now time.Time) {
 	t.Helper()
 	c := claimOne(t, s, tag, claimNow())
 	if _, err := s.Complete(context.Background(), spine.CompleteParams{Lease: lease(c), Result: json.RawMessage(`{}`), Now: now}); err != nil {
@@ -228,14 +228,14 @@ func finish(t *testing.T, s *Store, tag string, now time.Time) {
 }
 
 // sweep sweeps every job finished before now plus a minute.
-func sweep(t *testing.T, s *Store, now time.Time) {
+func sweep(t *testing.T, s *Driver, now time.Time) {
 	t.Helper()
 	if _, err := s.Sweep(context.Background(), spine.SweepParams{Before: now.Add(time.Minute)}); err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
 }
 
-func setUsedAt(t *testing.T, s *Store, schema json.RawMessage, at time.Time) {
+func setUsedAt(t *testing.T, s *Driver, schema json.RawMessage, at time.Time) {
 	t.Helper()
 	tag, err := s.pool.Exec(context.Background(), "UPDATE job_schema SET used_at = $1 WHERE hash = $2", at, *schemaHash(schema))
 	if err != nil || tag.RowsAffected() != 1 {
@@ -243,7 +243,7 @@ func setUsedAt(t *testing.T, s *Store, schema json.RawMessage, at time.Time) {
 	}
 }
 
-func usedAt(t *testing.T, s *Store, schema json.RawMessage) time.Time {
+func usedAt(t *testing.T, s *Driver, schema json.RawMessage) time.Time {
 	t.Helper()
 	var at time.Time
 	if err := s.pool.QueryRow(context.Background(), "SELECT used_at FROM job_schema WHERE hash = $1", *schemaHash(schema)).Scan(&at); err != nil {
@@ -252,7 +252,7 @@ func usedAt(t *testing.T, s *Store, schema json.RawMessage) time.Time {
 	return at
 }
 
-func queryInt(t *testing.T, s *Store, query string) int64 {
+func queryInt(t *testing.T, s *Driver, query string) int64 {
 	t.Helper()
 	var n int64
 	if err := s.pool.QueryRow(context.Background(), query).Scan(&n); err != nil {
@@ -262,7 +262,7 @@ func queryInt(t *testing.T, s *Store, query string) int64 {
 }
 
 // jsonbRaw is text as a jsonb column gives it back.
-func jsonbRaw(t *testing.T, s *Store, text string) string {
+func jsonbRaw(t *testing.T, s *Driver, text string) string {
 	t.Helper()
 	var out string
 	if err := s.pool.QueryRow(context.Background(), "SELECT $1::jsonb::text", text).Scan(&out); err != nil {
@@ -273,7 +273,7 @@ func jsonbRaw(t *testing.T, s *Store, text string) string {
 
 // jsonbText is v as a job's pin read it back before schemas were shared:
 // its jsonb text, compacted.
-func jsonbText(t *testing.T, s *Store, v json.RawMessage) json.RawMessage {
+func jsonbText(t *testing.T, s *Driver, v json.RawMessage) json.RawMessage {
 	t.Helper()
 	return compactJSON([]byte(jsonbRaw(t, s, string(v))))
 }

@@ -14,7 +14,7 @@ import (
 
 // GetJob returns a job in any state (queries/get_job.sql). ErrNotFound
 // when it is not in that workspace.
-func (s *Store) GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error) {
+func (s *Driver) GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qGetJob, pgx.StrictNamedArgs{"job_id": id, "workspace": workspace})
@@ -78,7 +78,7 @@ func scanJob(row pgx.CollectableRow) (spine.Job, error) {
 // AppendLog appends a chunk to an owned job's logs, fenced on the claim
 // token (queries/append_log.sql). NUL and invalid UTF-8, which a text
 // column refuses, are replaced rather than failing the job's output.
-func (s *Store) AppendLog(ctx context.Context, p spine.AppendLogParams) error {
+func (s *Driver) AppendLog(ctx context.Context, p spine.AppendLogParams) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	var seq int64
@@ -95,7 +95,7 @@ func (s *Store) AppendLog(ctx context.Context, p spine.AppendLogParams) error {
 }
 
 // Logs returns a job's chunks with Seq > afterSeq, in order.
-func (s *Store) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]spine.LogChunk, error) {
+func (s *Driver) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]spine.LogChunk, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qLogs, pgx.StrictNamedArgs{"job_id": jobID, "after_seq": afterSeq})
@@ -114,7 +114,7 @@ func (s *Store) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]sp
 }
 
 // Audit returns a job's audit trail, oldest first.
-func (s *Store) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry, error) {
+func (s *Driver) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qAudit, pgx.StrictNamedArgs{"job_id": jobID})

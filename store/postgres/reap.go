@@ -28,7 +28,7 @@ type stale struct {
 // Reap handles dead workers' jobs (invariant 4) in one transaction: lock
 // the stale rows with SKIP LOCKED, then requeue or finish them with writes
 // that repeat the whole guard (queries/reap_*.sql).
-func (s *Store) Reap(ctx context.Context, p spine.ReapParams) (spine.ReapResult, error) {
+func (s *Driver) Reap(ctx context.Context, p spine.ReapParams) (spine.ReapResult, error) {
 	if p.ZombieTimeout <= 0 {
 		return spine.ReapResult{}, fmt.Errorf("reap: %w: zombie timeout %s is not positive", spine.ErrInvalid, p.ZombieTimeout)
 	}
@@ -111,7 +111,7 @@ func reapBatchOf(jobs []stale, restartLimit int, requeue bool) (reapBatch, error
 }
 
 // reapRequeue sends the jobs under the restart limit back to waiting.
-func (s *Store) reapRequeue(ctx context.Context, tx pgx.Tx, p spine.ReapParams, jobs []stale) ([]uuid.UUID, error) {
+func (s *Driver) reapRequeue(ctx context.Context, tx pgx.Tx, p spine.ReapParams, jobs []stale) ([]uuid.UUID, error) {
 	b, err := reapBatchOf(jobs, p.RestartLimit, true)
 	if err != nil || len(b.ids) == 0 {
 		return nil, err
@@ -126,7 +126,7 @@ func (s *Store) reapRequeue(ctx context.Context, tx pgx.Tx, p spine.ReapParams, 
 
 // reapFinish finishes the cancel-marked jobs as canceled and the jobs past
 // the restart limit as failure.
-func (s *Store) reapFinish(ctx context.Context, tx pgx.Tx, p spine.ReapParams, jobs []stale) (failed, canceled []uuid.UUID, err error) {
+func (s *Driver) reapFinish(ctx context.Context, tx pgx.Tx, p spine.ReapParams, jobs []stale) (failed, canceled []uuid.UUID, err error) {
 	b, err := reapBatchOf(jobs, p.RestartLimit, false)
 	if err != nil || len(b.ids) == 0 {
 		return nil, nil, err
@@ -160,7 +160,7 @@ func (s *Store) reapFinish(ctx context.Context, tx pgx.Tx, p spine.ReapParams, j
 }
 
 // reapArgs are reap_requeue.sql's arguments.
-func (s *Store) reapArgs(p spine.ReapParams, ids, tokens []uuid.UUID, errs []string) pgx.StrictNamedArgs {
+func (s *Driver) reapArgs(p spine.ReapParams, ids, tokens []uuid.UUID, errs []string) pgx.StrictNamedArgs {
 	return pgx.StrictNamedArgs{
 		"job_ids":           ids,
 		"claim_tokens":      tokens,

@@ -23,7 +23,7 @@ var qRequeueJobLock = mustQuery("requeue_job_lock")
 // ErrConflict for a running or finished job, ErrNotFound for an unknown
 // one; any error (an input the current schema refuses, an action that is
 // gone) writes nothing.
-func (s *Store) Requeue(ctx context.Context, workspace string, id uuid.UUID, actor string) (spine.EnqueueResult, error) {
+func (s *Driver) Requeue(ctx context.Context, workspace string, id uuid.UUID, actor string) (spine.EnqueueResult, error) {
 	if actor == "" {
 		actor = unknownActor
 	}

@@ -28,10 +28,10 @@ var (
 	qScheduleHandOver   = mustQuery("schedule_hand_over")
 )
 
-var _ schedule.Store = (*Store)(nil)
+var _ schedule.Store = (*Driver)(nil)
 
 // CreateSchedule stores a new schedule.
-func (s *Store) CreateSchedule(ctx context.Context, sc schedule.Schedule) error {
+func (s *Driver) CreateSchedule(ctx context.Context, sc schedule.Schedule) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	_, err := s.pool.Exec(ctx, qScheduleCreate, pgx.StrictNamedArgs{
@@ -47,7 +47,7 @@ func (s *Store) CreateSchedule(ctx context.Context, sc schedule.Schedule) error 
 }
 
 // ListSchedules returns a workspace's schedules, oldest first.
-func (s *Store) ListSchedules(ctx context.Context, workspace string) ([]schedule.Schedule, error) {
+func (s *Driver) ListSchedules(ctx context.Context, workspace string) ([]schedule.Schedule, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qScheduleList, pgx.StrictNamedArgs{"workspace": workspace})
@@ -62,7 +62,7 @@ func (s *Store) ListSchedules(ctx context.Context, workspace string) ([]schedule
 }
 
 // GetSchedule returns one schedule; schedule.ErrNotFound when missing.
-func (s *Store) GetSchedule(ctx context.Context, workspace string, id uuid.UUID) (schedule.Schedule, error) {
+func (s *Driver) GetSchedule(ctx context.Context, workspace string, id uuid.UUID) (schedule.Schedule, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qScheduleGet, pgx.StrictNamedArgs{"workspace": workspace, "id": id})
@@ -80,7 +80,7 @@ func (s *Store) GetSchedule(ctx context.Context, workspace string, id uuid.UUID)
 }
 
 // DueSchedules returns enabled schedules whose tick is at or before now.
-func (s *Store) DueSchedules(ctx context.Context, now time.Time, limit int) ([]schedule.Schedule, error) {
+func (s *Driver) DueSchedules(ctx context.Context, now time.Time, limit int) ([]schedule.Schedule, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qScheduleDue, pgx.StrictNamedArgs{"now": timeArg(now), "limit": limit})
@@ -96,7 +96,7 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time, limit int) ([]s
 
 // SetScheduleEnabled enables (moving the tick to nextRunAt) or disables a
 // schedule.
-func (s *Store) SetScheduleEnabled(ctx context.Context, workspace string, id uuid.UUID, enabled bool, nextRunAt time.Time) error {
+func (s *Driver) SetScheduleEnabled(ctx context.Context, workspace string, id uuid.UUID, enabled bool, nextRunAt time.Time) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	tag, err := s.pool.Exec(ctx, qScheduleSetEnabled, pgx.StrictNamedArgs{
@@ -112,7 +112,7 @@ func (s *Store) SetScheduleEnabled(ctx context.Context, workspace string, id uui
 }
 
 // DeleteSchedule removes a schedule.
-func (s *Store) DeleteSchedule(ctx context.Context, workspace string, id uuid.UUID) error {
+func (s *Driver) DeleteSchedule(ctx context.Context, workspace string, id uuid.UUID) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	tag, err := s.pool.Exec(ctx, qScheduleDelete, pgx.StrictNamedArgs{"workspace": workspace, "id": id})
@@ -130,7 +130,7 @@ func (s *Store) DeleteSchedule(ctx context.Context, workspace string, id uuid.UU
 // together, so a crash leaves either all of them or none (see
 // schedule.Store). An action that cannot run (schedule.Unrunnable) still
 // advances the tick: fired is true, job uuid.Nil, and the error says why.
-func (s *Store) FireTick(ctx context.Context, t schedule.Schedule, next time.Time) (bool, uuid.UUID, error) {
+func (s *Driver) FireTick(ctx context.Context, t schedule.Schedule, next time.Time) (bool, uuid.UUID, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	var fired bool
@@ -201,7 +201,7 @@ func jobLive(ctx context.Context, tx pgx.Tx, id uuid.UUID) (bool, error) {
 // enqueueTick enqueues the tick's job through the one enqueue path and
 // records it. The enqueue runs in a savepoint: when the action cannot run
 // (noJob), only the savepoint is rolled back and the moved tick commits.
-func (s *Store) enqueueTick(ctx context.Context, tx pgx.Tx, id uuid.UUID, row firedRow) (job uuid.UUID, noJob, err error) {
+func (s *Driver) enqueueTick(ctx context.Context, tx pgx.Tx, id uuid.UUID, row firedRow) (job uuid.UUID, noJob, err error) {
 	sp, err := tx.Begin(ctx)
 	if err != nil {
 		return uuid.Nil, nil, fmt.Errorf("savepoint: %w", err)

@@ -19,7 +19,7 @@ var (
 )
 
 // CreateSession stores a console session and deletes expired ones.
-func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
+func (s *Driver) CreateSession(ctx context.Context, sess auth.Session) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	_, err := s.pool.Exec(ctx, qSessionCreate, pgx.StrictNamedArgs{
@@ -33,7 +33,7 @@ func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
 }
 
 // SessionByHash returns the session with that id hash, ended or not.
-func (s *Store) SessionByHash(ctx context.Context, idHash string) (auth.Session, error) {
+func (s *Driver) SessionByHash(ctx context.Context, idHash string) (auth.Session, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qSessionByHash, pgx.StrictNamedArgs{"id_hash": idHash})
@@ -59,7 +59,7 @@ func (s *Store) SessionByHash(ctx context.Context, idHash string) (auth.Session,
 }
 
 // EndSession marks a session ended at now (logout).
-func (s *Store) EndSession(ctx context.Context, idHash string, now time.Time) error {
+func (s *Driver) EndSession(ctx context.Context, idHash string, now time.Time) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	if _, err := s.pool.Exec(ctx, qSessionEnd, pgx.StrictNamedArgs{"id_hash": idHash, "now": now}); err != nil {

@@ -13,7 +13,7 @@ import (
 
 // openStore opens a Store on a fresh schema, not migrated, closed at
 // cleanup (before testdb drops the schema).
-func openStore(t *testing.T) (*Store, string) {
+func openStore(t *testing.T) (*Driver, string) {
 	t.Helper()
 	url, schema := testdb.PostgresSchema(t)
 	s, err := Open(context.Background(), url, Options{Schema: schema, MaxConns: 6})
@@ -25,7 +25,7 @@ func openStore(t *testing.T) (*Store, string) {
 }
 
 // newStore opens a migrated Store on a fresh schema.
-func newStore(t *testing.T) *Store {
+func newStore(t *testing.T) *Driver {
 	t.Helper()
 	s, _ := openStore(t)
 	if err := s.Migrate(context.Background()); err != nil {
@@ -48,7 +48,7 @@ func job(tag string) spine.EnqueueParams {
 }
 
 // enqueue enqueues p or fails the test.
-func enqueue(t *testing.T, s *Store, p spine.EnqueueParams) spine.EnqueueResult {
+func enqueue(t *testing.T, s *Driver, p spine.EnqueueParams) spine.EnqueueResult {
 	t.Helper()
 	res, err := s.Enqueue(context.Background(), p)
 	if err != nil {
@@ -58,7 +58,7 @@ func enqueue(t *testing.T, s *Store, p spine.EnqueueParams) spine.EnqueueResult 
 }
 
 // claimOne claims exactly one job on tag or fails the test.
-func claimOne(t *testing.T, s *Store, tag string, now time.Time) spine.ClaimedJob {
+func claimOne(t *testing.T, s *Driver, tag string, now time.Time) spine.ClaimedJob {
 	t.Helper()
 	jobs, err := s.Claim(context.Background(), spine.ClaimParams{Worker: "w1", Tags: []string{tag}, Limit: 1, Now: now})
 	if err != nil {
@@ -71,7 +71,7 @@ func claimOne(t *testing.T, s *Store, tag string, now time.Time) spine.ClaimedJo
 }
 
 // getJob reads a job or fails the test.
-func getJob(t *testing.T, s *Store, id spine.EnqueueResult) spine.Job {
+func getJob(t *testing.T, s *Driver, id spine.EnqueueResult) spine.Job {
 	t.Helper()
 	j, err := s.GetJob(context.Background(), "ws", id.ID)
 	if err != nil {
@@ -93,7 +93,7 @@ func waitWake(t *testing.T, ch <-chan struct{}, what string) {
 // noWake asserts that nothing is pending on ch after a notification sent
 // now would have arrived: a marker notification on another tag, observed
 // by a second subscriber, proves the listener got past that point.
-func noWake(t *testing.T, s *Store, ch <-chan struct{}, what string) {
+func noWake(t *testing.T, s *Driver, ch <-chan struct{}, what string) {
 	t.Helper()
 	marker, stop := s.Subscribe([]string{"marker"})
 	defer stop()

@@ -45,9 +45,9 @@ type Options struct {
 	QueryTimeout time.Duration
 }
 
-// Store is the queue spine on Postgres (spine.Store), safe for concurrent
+// Driver is the queue spine on Postgres (spine.Store), safe for concurrent
 // use by many goroutines and many processes on many machines.
-type Store struct {
+type Driver struct {
 	pool    *pgxpool.Pool
 	log     *slog.Logger
 	timeout time.Duration
@@ -62,16 +62,19 @@ type Store struct {
 	// by any process on this database.
 	completions spine.Completions
 
+	// exec runs operations on the pool (Executor).
+	exec *executor
+
 	mu       sync.Mutex
 	listener *listener // started by the first Subscribe
 	closed   bool
 }
 
-var _ spine.Store = (*Store)(nil)
+var _ spine.Store = (*Driver)(nil)
 
 // Open connects to the Postgres at url and, when opts.Schema is set,
 // creates that schema. It does not migrate: call Migrate.
-func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+func Open(ctx context.Context, url string, opts Options) (*Driver, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: parse url: %w", err)
@@ -95,7 +98,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	s := &Store{
+	s := &Driver{
 		pool:    pool,
 		log:     opts.Logger,
 		timeout: opts.QueryTimeout,
@@ -105,6 +108,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 
 		keepalive: listenKeepalive,
 	}
+	s.exec = &executor{d: s, q: pool}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -120,7 +124,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 
 // prepareSchema creates the schema (which also proves the server answers),
 // or pings when there is none to create.
-func (s *Store) prepareSchema(ctx context.Context, schema string) error {
+func (s *Driver) prepareSchema(ctx context.Context, schema string) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	if schema == "" {
@@ -157,11 +161,11 @@ func channelName(base, schema string) string {
 
 // Pool returns the connection pool, for a library user who wants to open
 // the transaction EnqueueTx joins.
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+func (s *Driver) Pool() *pgxpool.Pool { return s.pool }
 
 // Close stops the listener, waits for it, and closes the pool. The Store
 // must not be used afterwards.
-func (s *Store) Close() {
+func (s *Driver) Close() {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -177,12 +181,12 @@ func (s *Store) Close() {
 }
 
 // op bounds one operation by the query timeout.
-func (s *Store) op(ctx context.Context) (context.Context, context.CancelFunc) {
+func (s *Driver) op(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, s.timeout)
 }
 
 // inTx runs fn in a transaction on the pool, committing when it returns nil.
-func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+func (s *Driver) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return translate(err)

@@ -18,7 +18,7 @@ const defaultSweepBatch = 1000
 // its own short statement, until a batch comes back short (invariant 8),
 // and then the pinned schemas no job can reference any more. The query
 // timeout bounds each statement, not the whole sweep.
-func (s *Store) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
+func (s *Driver) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
 	if p.BatchSize <= 0 {
 		p.BatchSize = defaultSweepBatch
 	}
@@ -39,7 +39,7 @@ func (s *Store) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
 	return total, nil
 }
 
-func (s *Store) sweepBatch(ctx context.Context, p spine.SweepParams) (int, error) {
+func (s *Driver) sweepBatch(ctx context.Context, p spine.SweepParams) (int, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	var n int
@@ -50,7 +50,7 @@ func (s *Store) sweepBatch(ctx context.Context, p spine.SweepParams) (int, error
 }
 
 // Health reads the queue_health view.
-func (s *Store) Health(ctx context.Context) ([]spine.TagHealth, error) {
+func (s *Driver) Health(ctx context.Context) ([]spine.TagHealth, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, qHealth)
@@ -73,7 +73,7 @@ func (s *Store) Health(ctx context.Context) ([]spine.TagHealth, error) {
 
 // SetZombieTimeout records the zombie timeout queue_health counts expired
 // heartbeats with.
-func (s *Store) SetZombieTimeout(ctx context.Context, d time.Duration) error {
+func (s *Driver) SetZombieTimeout(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return fmt.Errorf("set zombie timeout: %w: %s is not positive", spine.ErrInvalid, d)
 	}

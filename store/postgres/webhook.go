@@ -22,7 +22,7 @@ var (
 
 // PutWebhookSecret creates or rotates the webhook secret of an action;
 // catalog.ErrNotFound when the catalog has no such action.
-func (s *Store) PutWebhookSecret(ctx context.Context, workspace, app, action, secret string, now time.Time) error {
+func (s *Driver) PutWebhookSecret(ctx context.Context, workspace, app, action, secret string, now time.Time) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	tag, err := s.pool.Exec(ctx, qWebhookPutSecret, pgx.StrictNamedArgs{
@@ -39,7 +39,7 @@ func (s *Store) PutWebhookSecret(ctx context.Context, workspace, app, action, se
 
 // WebhookSecret returns the webhook secret of an action; ok is false when
 // none was created.
-func (s *Store) WebhookSecret(ctx context.Context, workspace, app, action string) (string, bool, error) {
+func (s *Driver) WebhookSecret(ctx context.Context, workspace, app, action string) (string, bool, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	var secret string
@@ -59,7 +59,7 @@ func (s *Store) WebhookSecret(ctx context.Context, workspace, app, action string
 // transaction, after deleting seen signatures older than forgetBefore. A
 // signature seen before is spine.ErrConflict; a refused enqueue rolls the
 // record back, so a corrected retry is not a replay.
-func (s *Store) EnqueueWebhook(ctx context.Context, signature string, now, forgetBefore time.Time, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
+func (s *Driver) EnqueueWebhook(ctx context.Context, signature string, now, forgetBefore time.Time, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	var res spine.EnqueueResult

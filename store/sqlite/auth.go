@@ -21,10 +21,10 @@ const (
 	qAuthLeaseLive   query = "auth_lease_live"
 )
 
-var _ auth.Store = (*Store)(nil)
+var _ auth.Store = (*Driver)(nil)
 
 // CreateToken stores an API token by its hash.
-func (s *Store) CreateToken(ctx context.Context, t auth.Token) error {
+func (s *Driver) CreateToken(ctx context.Context, t auth.Token) error {
 	if err := auth.CheckID(t.ID); err != nil {
 		return fmt.Errorf("create token: %w", err)
 	}
@@ -42,7 +42,7 @@ func (s *Store) CreateToken(ctx context.Context, t auth.Token) error {
 }
 
 // TokenByHash returns the live token with that hash.
-func (s *Store) TokenByHash(ctx context.Context, hash string) (auth.Token, error) {
+func (s *Driver) TokenByHash(ctx context.Context, hash string) (auth.Token, error) {
 	rows, err := s.readerQuery(ctx, qAuthTokenByHash, sql.Named("token_hash", hash))
 	if err != nil {
 		return auth.Token{}, fmt.Errorf("look up token: %w", err)
@@ -65,7 +65,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (auth.Token, error
 }
 
 // TokenByID returns the token with that id, revoked or not.
-func (s *Store) TokenByID(ctx context.Context, id string) (auth.Token, error) {
+func (s *Driver) TokenByID(ctx context.Context, id string) (auth.Token, error) {
 	rows, err := s.readerQuery(ctx, qAuthTokenByID, sql.Named("id", id))
 	if err != nil {
 		return auth.Token{}, fmt.Errorf("look up token %s: %w", id, err)
@@ -90,7 +90,7 @@ func (s *Store) TokenByID(ctx context.Context, id string) (auth.Token, error) {
 
 // RevokeToken marks a token revoked and ends its console sessions in the
 // same transaction; the next request with it is refused.
-func (s *Store) RevokeToken(ctx context.Context, id string) error {
+func (s *Driver) RevokeToken(ctx context.Context, id string) error {
 	var n int64
 	now := sql.Named("now", micros(time.Now()))
 	err := s.write(ctx, func(w *writeTx) error {
@@ -114,7 +114,7 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 }
 
 // LeaseLive reports whether the job runs under claimToken right now.
-func (s *Store) LeaseLive(ctx context.Context, workspace string, jobID, claimToken uuid.UUID) (bool, error) {
+func (s *Driver) LeaseLive(ctx context.Context, workspace string, jobID, claimToken uuid.UUID) (bool, error) {
 	rows, err := s.readerQuery(ctx, qAuthLeaseLive, sql.Named("id", jobID), sql.Named("workspace", workspace),
 		sql.Named("token", claimToken))
 	if err != nil {

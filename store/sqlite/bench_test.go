@@ -12,7 +12,7 @@ import (
 )
 
 // benchStore opens a migrated store for a benchmark.
-func benchStore(b *testing.B) *Store {
+func benchStore(b *testing.B) *Driver {
 	b.Helper()
 	s, err := Open(context.Background(), testdb.SQLitePath(b), Options{Logger: quiet})
 	if err != nil {
@@ -129,7 +129,7 @@ func benchEnqueueSchemas(b *testing.B, p spine.EnqueueParams, batch int) {
 }
 
 // fileBytes is the pages the database uses (free pages excluded).
-func fileBytes(b *testing.B, s *Store) int64 {
+func fileBytes(b *testing.B, s *Driver) int64 {
 	b.Helper()
 	var pages, free, size int64
 	db := s.DB()

@@ -54,7 +54,7 @@ func (w *writeTx) state(ctx context.Context, workspace string, id uuid.UUID) (jo
 // Cancel finishes a waiting job canceled at once, or marks a running one
 // for its worker (invariant 6), and audits it. ErrConflict for a finished
 // job, ErrNotFound for an unknown one.
-func (s *Store) Cancel(ctx context.Context, p spine.CancelParams) (spine.CancelOutcome, error) {
+func (s *Driver) Cancel(ctx context.Context, p spine.CancelParams) (spine.CancelOutcome, error) {
 	if p.By == "" {
 		p.By = unknownActor
 	}
@@ -140,7 +140,7 @@ func (w *writeTx) audit(ctx context.Context, id uuid.UUID, workspace, action, ac
 // Reopen puts a failed job (a canceled one with Force) back in the queue
 // with the same id and pin, attempt 1, failure info cleared, and audits it
 // (invariant 7).
-func (s *Store) Reopen(ctx context.Context, p spine.ReopenParams) error {
+func (s *Driver) Reopen(ctx context.Context, p spine.ReopenParams) error {
 	if p.By == "" {
 		p.By = unknownActor
 	}

@@ -28,10 +28,10 @@ const (
 	qCatalogResolve       query = "catalog_resolve"
 )
 
-var _ catalog.Store = (*Store)(nil)
+var _ catalog.Store = (*Driver)(nil)
 
 // PutSource creates a source or updates its URL and branch.
-func (s *Store) PutSource(ctx context.Context, src catalog.Source) error {
+func (s *Driver) PutSource(ctx context.Context, src catalog.Source) error {
 	err := s.write(ctx, func(w *writeTx) error {
 		_, err := w.exec(ctx, qCatalogPutSource,
 			sql.Named("workspace", src.Workspace), sql.Named("id", src.ID),
@@ -46,7 +46,7 @@ func (s *Store) PutSource(ctx context.Context, src catalog.Source) error {
 }
 
 // GetSource returns one source; catalog.ErrNotFound when missing.
-func (s *Store) GetSource(ctx context.Context, workspace, id string) (catalog.Source, error) {
+func (s *Driver) GetSource(ctx context.Context, workspace, id string) (catalog.Source, error) {
 	rows, err := s.readerQuery(ctx, qCatalogGetSource, sql.Named("workspace", workspace), sql.Named("id", id))
 	if err != nil {
 		return catalog.Source{}, fmt.Errorf("get source %s/%s: %w", workspace, id, err)
@@ -62,7 +62,7 @@ func (s *Store) GetSource(ctx context.Context, workspace, id string) (catalog.So
 }
 
 // ListSources returns the sources of a workspace, or all when it is "".
-func (s *Store) ListSources(ctx context.Context, workspace string) ([]catalog.Source, error) {
+func (s *Driver) ListSources(ctx context.Context, workspace string) ([]catalog.Source, error) {
 	rows, err := s.readerQuery(ctx, qCatalogListSources, sql.Named("workspace", workspace))
 	if err != nil {
 		return nil, fmt.Errorf("list sources: %w", err)
@@ -85,7 +85,7 @@ func scanSource(rows *sql.Rows) (catalog.Source, error) {
 }
 
 // RecordSyncError records why the last sync failed.
-func (s *Store) RecordSyncError(ctx context.Context, workspace, id, message string) error {
+func (s *Driver) RecordSyncError(ctx context.Context, workspace, id, message string) error {
 	err := s.write(ctx, func(w *writeTx) error {
 		res, err := w.exec(ctx, qCatalogSyncError,
 			sql.Named("workspace", workspace), sql.Named("id", id),
@@ -106,7 +106,7 @@ func (s *Store) RecordSyncError(ctx context.Context, workspace, id, message stri
 
 // LockSource serializes syncs of one source in this process (one process
 // owns a SQLite file); ApplySync itself runs on the one writer connection.
-func (s *Store) LockSource(ctx context.Context, workspace, id string) (func(), error) {
+func (s *Driver) LockSource(ctx context.Context, workspace, id string) (func(), error) {
 	v, _ := s.sourceLocks.LoadOrStore(workspace+"\x00"+id, make(chan struct{}, 1))
 	slot := v.(chan struct{})
 	select {

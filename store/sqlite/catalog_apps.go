@@ -13,7 +13,7 @@ import (
 
 // ApplySync replaces the source's apps and actions in one transaction on
 // the one writer.
-func (s *Store) ApplySync(ctx context.Context, p catalog.SyncParams) error {
+func (s *Driver) ApplySync(ctx context.Context, p catalog.SyncParams) error {
 	err := s.write(ctx, func(w *writeTx) error { return w.applySync(ctx, p) })
 	if err != nil {
 		return fmt.Errorf("apply sync of %s/%s at %s: %w", p.Workspace, p.SourceID, p.Commit, err)
@@ -112,7 +112,7 @@ func (w *writeTx) insertApp(ctx context.Context, p catalog.SyncParams, app catal
 }
 
 // ListApps returns a workspace's apps with their actions.
-func (s *Store) ListApps(ctx context.Context, workspace string) ([]catalog.App, error) {
+func (s *Driver) ListApps(ctx context.Context, workspace string) ([]catalog.App, error) {
 	apps, err := s.readApps(ctx, workspace, "")
 	if err != nil {
 		return nil, fmt.Errorf("list apps of %s: %w", workspace, err)
@@ -121,7 +121,7 @@ func (s *Store) ListApps(ctx context.Context, workspace string) ([]catalog.App, 
 }
 
 // GetApp returns one app with its actions; catalog.ErrNotFound if missing.
-func (s *Store) GetApp(ctx context.Context, workspace, key string) (catalog.App, error) {
+func (s *Driver) GetApp(ctx context.Context, workspace, key string) (catalog.App, error) {
 	if key == "" {
 		return catalog.App{}, catalog.NotFound(workspace, key, "")
 	}
@@ -137,7 +137,7 @@ func (s *Store) GetApp(ctx context.Context, workspace, key string) (catalog.App,
 
 // readApps reads apps and their actions in one read transaction (one WAL
 // snapshot), so a sync in between cannot mix two commits.
-func (s *Store) readApps(ctx context.Context, workspace, appKey string) ([]catalog.App, error) {
+func (s *Driver) readApps(ctx context.Context, workspace, appKey string) ([]catalog.App, error) {
 	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 // EnqueueAction is the one enqueue path: resolve, validate, pin and insert
 // in one write transaction (see catalog.Store). The wake-up is sent after
 // the commit.
-func (s *Store) EnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
+func (s *Driver) EnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
 	var res spine.EnqueueResult
 	err := s.WithTx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -27,7 +27,7 @@ func (s *Store) EnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (sp
 
 // EnqueueActionTx is EnqueueAction inside the caller's transaction (one
 // WithTx gave): the job exists only if tx commits.
-func (s *Store) EnqueueActionTx(ctx context.Context, tx *sql.Tx, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
+func (s *Driver) EnqueueActionTx(ctx context.Context, tx *sql.Tx, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
 	app, action, err := s.resolveAction(ctx, tx, r)
 	if err != nil {
 		return spine.EnqueueResult{}, err
@@ -40,32 +40,43 @@ func (s *Store) EnqueueActionTx(ctx context.Context, tx *sql.Tx, r catalog.Enque
 }
 
 // resolveAction reads, through tx, the app and action a job of r pins.
-func (s *Store) resolveAction(ctx context.Context, tx *sql.Tx, r catalog.EnqueueRequest) (catalog.App, catalog.Action, error) {
-	if r.Workspace == "" || r.App == "" || r.Action == "" {
+func (s *Driver) resolveAction(ctx context.Context, tx *sql.Tx, r catalog.EnqueueRequest) (catalog.App, catalog.Action, error) {
+	w := s.registered(tx)
+	if w == nil {
+		w = s.newWriteTx(tx)
+	}
+	return (&executor{d: s, w: w}).ResolveAction(ctx, r.Workspace, r.App, r.Action)
+}
+
+// ResolveAction reads the app and action a job pins, with the action's
+// overrides applied (driver.CatalogExecutor).
+func (e *executor) ResolveAction(ctx context.Context, workspace, app, action string) (catalog.App, catalog.Action, error) {
+	if workspace == "" || app == "" || action == "" {
 		return catalog.App{}, catalog.Action{}, fmt.Errorf("enqueue: %w: workspace, app and action are required", spine.ErrInvalid)
 	}
-	args := []any{sql.Named("workspace", r.Workspace), sql.Named("app_key", r.App), sql.Named("action_key", r.Action)}
-	var row rowScanner
-	if w := s.registered(tx); w != nil {
-		row = w.queryRow(ctx, qCatalogResolve, args...)
-	} else {
-		row = tx.QueryRowContext(ctx, sqlOf(qCatalogResolve), args...)
+	rows, err := e.read(ctx, qCatalogResolve, sql.Named("workspace", workspace), sql.Named("app_key", app), sql.Named("action_key", action))
+	if err != nil {
+		return catalog.App{}, catalog.Action{}, fmt.Errorf("enqueue: read catalog: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return catalog.App{}, catalog.Action{}, fmt.Errorf("enqueue: read catalog: %w", err)
+		}
+		return catalog.App{}, catalog.Action{}, fmt.Errorf("enqueue: %w", catalog.NotFound(workspace, app, ""))
 	}
 	var actionKey sql.NullString
 	var o overrides
-	app, err := scanApp(row, &actionKey, &o.input, &o.output,
+	a, err := scanApp(rows, &actionKey, &o.input, &o.output,
 		&o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor,
 		&o.limits.memory, &o.limits.pids, &o.limits.cpu)
-	if errNoRows(err) {
-		return app, catalog.Action{}, fmt.Errorf("enqueue: %w", catalog.NotFound(r.Workspace, r.App, ""))
-	}
 	if err != nil {
-		return app, catalog.Action{}, fmt.Errorf("enqueue: read catalog: %w", err)
+		return a, catalog.Action{}, fmt.Errorf("enqueue: read catalog: %w", err)
 	}
 	if !actionKey.Valid {
-		return app, catalog.Action{}, fmt.Errorf("enqueue: %w", catalog.NotFound(r.Workspace, r.App, r.Action))
+		return a, catalog.Action{}, fmt.Errorf("enqueue: %w", catalog.NotFound(workspace, app, action))
 	}
-	a := catalog.Action{Key: actionKey.String}
-	o.apply(&a)
-	return app, a, nil
+	act := catalog.Action{Key: actionKey.String}
+	o.apply(&act)
+	return a, act, nil
 }

@@ -18,7 +18,7 @@ import (
 // transaction on the one writer: the UPDATE … RETURNING that picks and
 // marks the rows (each with its own random claim token), the first ping,
 // and the read of their pins.
-func (s *Store) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error) {
+func (s *Driver) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error) {
 	if p.Limit <= 0 {
 		return nil, fmt.Errorf("claim jobs: %w: limit must be positive, got %d", spine.ErrInvalid, p.Limit)
 	}
@@ -163,7 +163,7 @@ func scanPinned(rows *sql.Rows) (spine.ClaimedJob, error) {
 
 // Heartbeat renews the ping of every lease still owned, in one statement
 // (invariant 3), and returns those leases with their cancel mark.
-func (s *Store) Heartbeat(ctx context.Context, p spine.HeartbeatParams) ([]spine.HeartbeatResult, error) {
+func (s *Driver) Heartbeat(ctx context.Context, p spine.HeartbeatParams) ([]spine.HeartbeatResult, error) {
 	if len(p.Leases) == 0 {
 		return nil, nil
 	}

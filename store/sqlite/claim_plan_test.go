@@ -55,7 +55,7 @@ func TestClaimPlanSurvivesAnalyze(t *testing.T) {
 }
 
 // claimPlan is the EXPLAIN QUERY PLAN of claim.sql, one detail per line.
-func claimPlan(t *testing.T, s *Store) []string {
+func claimPlan(t *testing.T, s *Driver) []string {
 	t.Helper()
 	rows, err := s.DB().Query("EXPLAIN QUERY PLAN "+sqlOf(qClaim),
 		sql.Named("tags", `["default","other"]`), sql.Named("limit", 5),

@@ -13,7 +13,7 @@ import (
 // as Complete would: fenced on its own claim token. A lost lease gets
 // ErrNotOwner in its outcome, writes nothing and does not hold back the
 // others; any other failure rolls the whole batch back.
-func (s *Store) CompleteBatch(ctx context.Context, ps []spine.CompleteParams) ([]spine.CompleteOutcome, error) {
+func (s *Driver) CompleteBatch(ctx context.Context, ps []spine.CompleteParams) ([]spine.CompleteOutcome, error) {
 	plan := spine.PlanCompleteBatch(ps)
 	if len(plan.Todo) == 0 {
 		return plan.Outcomes, nil

@@ -71,7 +71,7 @@ func TestConcurrentClaimCompleteNoBusy(t *testing.T) {
 }
 
 // drain claims and finishes jobs until none is left.
-func drain(ctx context.Context, s *Store, worker string, limit int, now time.Time, done *atomic.Int64) error {
+func drain(ctx context.Context, s *Driver, worker string, limit int, now time.Time, done *atomic.Int64) error {
 	for {
 		got, err := s.Claim(ctx, spine.ClaimParams{Worker: worker, Tags: []string{"default"}, Limit: limit, Now: now})
 		if err != nil {
@@ -98,7 +98,7 @@ func drain(ctx context.Context, s *Store, worker string, limit int, now time.Tim
 
 // finishOne completes a job, or fails every third one (its single attempt
 // ends it).
-func finishOne(ctx context.Context, s *Store, l spine.Lease, i int, now time.Time) error {
+func finishOne(ctx context.Context, s *Driver, l spine.Lease, i int, now time.Time) error {
 	if err := s.AppendLog(ctx, spine.AppendLogParams{Lease: l, Data: "line\n", Now: now}); err != nil {
 		return fmt.Errorf("append log: %w", err)
 	}

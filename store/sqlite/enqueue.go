@@ -15,7 +15,7 @@ import (
 // Enqueue inserts job and job_queue in one transaction and wakes the tag's
 // workers after the commit (invariant 1). With a CoalesceKey a waiting job
 // with the same key takes the request instead (invariant 10).
-func (s *Store) Enqueue(ctx context.Context, p spine.EnqueueParams) (spine.EnqueueResult, error) {
+func (s *Driver) Enqueue(ctx context.Context, p spine.EnqueueParams) (spine.EnqueueResult, error) {
 	p, err := spine.PrepareEnqueue(p, resolveNow(p.Now))
 	if err != nil {
 		return spine.EnqueueResult{}, fmt.Errorf("enqueue: %w", err)
@@ -35,7 +35,7 @@ func (s *Store) Enqueue(ctx context.Context, p spine.EnqueueParams) (spine.Enque
 // EnqueueBatch enqueues every request in one transaction, all or none, with
 // one wake-up per distinct tag after the commit. Every request is validated
 // before anything is written.
-func (s *Store) EnqueueBatch(ctx context.Context, ps []spine.EnqueueParams) ([]spine.EnqueueResult, error) {
+func (s *Driver) EnqueueBatch(ctx context.Context, ps []spine.EnqueueParams) ([]spine.EnqueueResult, error) {
 	prepared := make([]spine.EnqueueParams, len(ps))
 	for i, p := range ps {
 		var err error
@@ -68,7 +68,7 @@ func (s *Store) EnqueueBatch(ctx context.Context, ps []spine.EnqueueParams) ([]s
 // wakes finds nothing and its polling picks the job up on the next tick.
 // tx must be a transaction on this store's writer: one WithTx gave, or one
 // begun on DB().
-func (s *Store) EnqueueTx(ctx context.Context, tx *sql.Tx, p spine.EnqueueParams) (spine.EnqueueResult, error) {
+func (s *Driver) EnqueueTx(ctx context.Context, tx *sql.Tx, p spine.EnqueueParams) (spine.EnqueueResult, error) {
 	p, err := spine.PrepareEnqueue(p, resolveNow(p.Now))
 	if err != nil {
 		return spine.EnqueueResult{}, fmt.Errorf("enqueue: %w", err)

@@ -13,7 +13,7 @@ import (
 // Complete finishes an owned job with its result in one transaction
 // (invariant 5): the fenced delete of the queue row, the job_completed row,
 // the runtime delete. A job carrying the cancel mark completes canceled.
-func (s *Store) Complete(ctx context.Context, p spine.CompleteParams) (spine.Status, error) {
+func (s *Driver) Complete(ctx context.Context, p spine.CompleteParams) (spine.Status, error) {
 	result, err := spine.CheckResult(p.Result)
 	if err != nil {
 		return "", fmt.Errorf("complete job %s: %w", p.JobID, err)
@@ -35,7 +35,7 @@ func (s *Store) Complete(ctx context.Context, p spine.CompleteParams) (spine.Sta
 // Fail records a failed attempt of an owned job. With attempts left under
 // the pinned policy, and no cancel mark, the job waits again for attempt+1
 // at the retry time; otherwise it finishes failure (canceled when marked).
-func (s *Store) Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome, error) {
+func (s *Driver) Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome, error) {
 	errText, err := p.Error.Encode()
 	if err != nil {
 		return spine.FailOutcome{}, fmt.Errorf("fail job %s: %w", p.JobID, err)
@@ -56,7 +56,7 @@ func (s *Store) Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome
 // FailBatch records many failed attempts in one write transaction, each as
 // Fail would (see spine.Store); a lost lease writes nothing and the others
 // go on.
-func (s *Store) FailBatch(ctx context.Context, ps []spine.FailParams) ([]spine.FailBatchOutcome, error) {
+func (s *Driver) FailBatch(ctx context.Context, ps []spine.FailParams) ([]spine.FailBatchOutcome, error) {
 	plan := spine.PlanFailBatch(ps)
 	if len(plan.Todo) == 0 {
 		return plan.Outcomes, nil
@@ -119,7 +119,7 @@ func (w *writeTx) retry(ctx context.Context, l spine.Lease, errText string, at t
 
 // Release gives an owned job back to waiting without charging an attempt
 // or a restart. A job carrying the cancel mark is finished canceled.
-func (s *Store) Release(ctx context.Context, p spine.ReleaseParams) error {
+func (s *Driver) Release(ctx context.Context, p spine.ReleaseParams) error {
 	now := resolveNow(p.Now)
 	err := s.write(ctx, func(w *writeTx) error {
 		var tag string

@@ -20,7 +20,7 @@ const (
 
 // ListJobs returns one page of a workspace's jobs, newest first, in the
 // view of GetJob (queries/list_jobs.sql), read in one statement.
-func (s *Store) ListJobs(ctx context.Context, p spine.ListJobsParams) ([]spine.Job, error) {
+func (s *Driver) ListJobs(ctx context.Context, p spine.ListJobsParams) ([]spine.Job, error) {
 	if err := p.Check(); err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
 	}
@@ -55,7 +55,7 @@ func (s *Store) ListJobs(ctx context.Context, p spine.ListJobsParams) ([]spine.J
 
 // CountJobs counts a workspace's jobs per status; every status is present,
 // zero when the workspace has none in it.
-func (s *Store) CountJobs(ctx context.Context, workspace string) (map[spine.Status]int64, error) {
+func (s *Driver) CountJobs(ctx context.Context, workspace string) (map[spine.Status]int64, error) {
 	rows, err := s.readerQuery(ctx, qCountJobs, sql.Named("workspace", workspace))
 	if err != nil {
 		return nil, fmt.Errorf("count jobs of %s: %w", workspace, err)

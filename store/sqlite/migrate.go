@@ -23,7 +23,7 @@ func migrations() ([]migrate.Migration, error) {
 // the same file) waits and then finds nothing to do. It refuses a database
 // that is ahead of this binary. Once the schema is current the store
 // prepares its statements.
-func (s *Store) Migrate(ctx context.Context) error {
+func (s *Driver) Migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -76,7 +76,7 @@ func apply(ctx context.Context, tx *sql.Tx, m migrate.Migration) error {
 
 // SchemaVersion reports the applied schema version (0 for a database never
 // migrated) and the latest version this binary carries.
-func (s *Store) SchemaVersion(ctx context.Context) (current, latest int, err error) {
+func (s *Driver) SchemaVersion(ctx context.Context) (current, latest int, err error) {
 	ms, err := migrations()
 	if err != nil {
 		return 0, 0, fmt.Errorf("schema version: %w", err)

@@ -192,7 +192,7 @@ func requireSchema(t *testing.T, what string, got json.RawMessage, want *string)
 }
 
 // migrateBefore applies the migrations before the one named name.
-func migrateBefore(t *testing.T, s *Store, name string) {
+func migrateBefore(t *testing.T, s *Driver, name string) {
 	t.Helper()
 	ms, err := migrations()
 	if err != nil {
@@ -220,14 +220,14 @@ func migrateBefore(t *testing.T, s *Store, name string) {
 }
 
 // sweep sweeps every job finished before now plus a minute.
-func sweep(t *testing.T, s *Store, now time.Time) {
+func sweep(t *testing.T, s *Driver, now time.Time) {
 	t.Helper()
 	if _, err := s.Sweep(context.Background(), spine.SweepParams{Before: now.Add(time.Minute)}); err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
 }
 
-func setUsedAt(t *testing.T, s *Store, schema json.RawMessage, at time.Time) {
+func setUsedAt(t *testing.T, s *Driver, schema json.RawMessage, at time.Time) {
 	t.Helper()
 	res, err := s.DB().ExecContext(context.Background(), "UPDATE job_schema SET used_at = ? WHERE hash = ?",
 		micros(at), schemaHash(schema))
@@ -239,7 +239,7 @@ func setUsedAt(t *testing.T, s *Store, schema json.RawMessage, at time.Time) {
 	}
 }
 
-func usedAt(t *testing.T, s *Store, schema json.RawMessage) int64 {
+func usedAt(t *testing.T, s *Driver, schema json.RawMessage) int64 {
 	t.Helper()
 	var at int64
 	err := s.DB().QueryRowContext(context.Background(), "SELECT used_at FROM job_schema WHERE hash = ?", schemaHash(schema)).Scan(&at)
@@ -250,7 +250,7 @@ func usedAt(t *testing.T, s *Store, schema json.RawMessage) int64 {
 }
 
 // usedBytes is the pages the database uses (free pages excluded).
-func usedBytes(t *testing.T, s *Store) int64 {
+func usedBytes(t *testing.T, s *Driver) int64 {
 	t.Helper()
 	return int64(count(t, s, "SELECT (page_count - freelist_count) * page_size FROM pragma_page_count, pragma_freelist_count, pragma_page_size"))
 }

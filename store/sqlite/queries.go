@@ -160,7 +160,7 @@ func (p *prepared) close() error {
 //
 // It must not run while a writer transaction is open in the same goroutine:
 // preparing on the writer needs its one connection.
-func (s *Store) prepareIfCurrent(ctx context.Context) error {
+func (s *Driver) prepareIfCurrent(ctx context.Context) error {
 	s.prepMu.Lock()
 	defer s.prepMu.Unlock()
 	if s.stmts.Load() != nil {
@@ -192,7 +192,7 @@ func (s *Store) prepareIfCurrent(ctx context.Context) error {
 }
 
 // writerExec runs a single autocommit statement on the writer.
-func (s *Store) writerExec(ctx context.Context, q query, args ...any) (sql.Result, error) {
+func (s *Driver) writerExec(ctx context.Context, q query, args ...any) (sql.Result, error) {
 	if p := s.stmts.Load(); p != nil {
 		return p.writer[q].ExecContext(ctx, args...)
 	}
@@ -200,7 +200,7 @@ func (s *Store) writerExec(ctx context.Context, q query, args ...any) (sql.Resul
 }
 
 // writerQuery runs a single autocommit statement with rows on the writer.
-func (s *Store) writerQuery(ctx context.Context, q query, args ...any) (*sql.Rows, error) {
+func (s *Driver) writerQuery(ctx context.Context, q query, args ...any) (*sql.Rows, error) {
 	if p := s.stmts.Load(); p != nil {
 		return p.writer[q].QueryContext(ctx, args...)
 	}
@@ -208,7 +208,7 @@ func (s *Store) writerQuery(ctx context.Context, q query, args ...any) (*sql.Row
 }
 
 // readerQuery runs a read on the reader pool.
-func (s *Store) readerQuery(ctx context.Context, q query, args ...any) (*sql.Rows, error) {
+func (s *Driver) readerQuery(ctx context.Context, q query, args ...any) (*sql.Rows, error) {
 	if p := s.stmts.Load(); p != nil {
 		return p.reader[q].QueryContext(ctx, args...)
 	}

@@ -13,7 +13,7 @@ import (
 
 // GetJob returns a job in any state, read on the reader pool in one
 // statement (one snapshot). ErrNotFound when it is not in that workspace.
-func (s *Store) GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error) {
+func (s *Driver) GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error) {
 	rows, err := s.readerQuery(ctx, qGetJob, sql.Named("id", id), sql.Named("workspace", workspace))
 	if err != nil {
 		return spine.Job{}, fmt.Errorf("get job %s: %w", id, err)
@@ -79,7 +79,7 @@ func scanJob(rows *sql.Rows) (spine.Job, error) {
 
 // AppendLog appends a chunk to an owned job's logs in one fenced statement.
 // ErrNotOwner when the claim token no longer matches.
-func (s *Store) AppendLog(ctx context.Context, p spine.AppendLogParams) error {
+func (s *Driver) AppendLog(ctx context.Context, p spine.AppendLogParams) error {
 	res, err := s.writerExec(ctx, qAppendLog,
 		sql.Named("id", p.JobID), sql.Named("token", p.ClaimToken),
 		sql.Named("data", spine.SafeText(p.Data)), sql.Named("now", micros(resolveNow(p.Now))))
@@ -97,7 +97,7 @@ func (s *Store) AppendLog(ctx context.Context, p spine.AppendLogParams) error {
 }
 
 // Logs returns a job's chunks with Seq > afterSeq, in order.
-func (s *Store) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]spine.LogChunk, error) {
+func (s *Driver) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]spine.LogChunk, error) {
 	rows, err := s.readerQuery(ctx, qLogs, sql.Named("id", jobID), sql.Named("after_seq", afterSeq))
 	if err != nil {
 		return nil, fmt.Errorf("logs of job %s: %w", jobID, err)
@@ -116,7 +116,7 @@ func (s *Store) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]sp
 }
 
 // Audit returns a job's audit trail, oldest first.
-func (s *Store) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry, error) {
+func (s *Driver) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry, error) {
 	rows, err := s.readerQuery(ctx, qAudit, sql.Named("id", jobID))
 	if err != nil {
 		return nil, fmt.Errorf("audit of job %s: %w", jobID, err)
@@ -135,7 +135,7 @@ func (s *Store) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry,
 }
 
 // Health reads the queue_health view, by workspace and tag.
-func (s *Store) Health(ctx context.Context) ([]spine.TagHealth, error) {
+func (s *Driver) Health(ctx context.Context) ([]spine.TagHealth, error) {
 	rows, err := s.readerQuery(ctx, qHealth)
 	if err != nil {
 		return nil, fmt.Errorf("queue health: %w", err)
@@ -156,7 +156,7 @@ func (s *Store) Health(ctx context.Context) ([]spine.TagHealth, error) {
 
 // SetZombieTimeout records the zombie timeout queue_health counts expired
 // heartbeats with.
-func (s *Store) SetZombieTimeout(ctx context.Context, d time.Duration) error {
+func (s *Driver) SetZombieTimeout(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return fmt.Errorf("set zombie timeout: %w: %v is not positive", spine.ErrInvalid, d)
 	}

@@ -21,7 +21,7 @@ const defaultReapLimit = 1000
 // token it read, not marked or marked as the case needs, ping still stale):
 // a job that completed or heartbeated in between would be left alone
 // (river#1302).
-func (s *Store) Reap(ctx context.Context, p spine.ReapParams) (spine.ReapResult, error) {
+func (s *Driver) Reap(ctx context.Context, p spine.ReapParams) (spine.ReapResult, error) {
 	if p.Limit <= 0 {
 		p.Limit = defaultReapLimit
 	}

@@ -22,7 +22,7 @@ const qRequeueJobRead query = "requeue_job_read"
 // pins the current commit, schemas and tag. ErrConflict for a running or
 // finished job, ErrNotFound for an unknown one; any error (an input the
 // current schema refuses, an action that is gone) writes nothing.
-func (s *Store) Requeue(ctx context.Context, workspace string, id uuid.UUID, actor string) (spine.EnqueueResult, error) {
+func (s *Driver) Requeue(ctx context.Context, workspace string, id uuid.UUID, actor string) (spine.EnqueueResult, error) {
 	if actor == "" {
 		actor = unknownActor
 	}

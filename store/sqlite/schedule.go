@@ -27,10 +27,10 @@ const (
 	qScheduleHandOver   query = "schedule_hand_over"
 )
 
-var _ schedule.Store = (*Store)(nil)
+var _ schedule.Store = (*Driver)(nil)
 
 // CreateSchedule stores a new schedule.
-func (s *Store) CreateSchedule(ctx context.Context, sc schedule.Schedule) error {
+func (s *Driver) CreateSchedule(ctx context.Context, sc schedule.Schedule) error {
 	err := s.write(ctx, func(w *writeTx) error {
 		_, err := w.exec(ctx, qScheduleCreate,
 			sql.Named("id", sc.ID), sql.Named("workspace", sc.Workspace),
@@ -48,7 +48,7 @@ func (s *Store) CreateSchedule(ctx context.Context, sc schedule.Schedule) error 
 }
 
 // ListSchedules returns a workspace's schedules, oldest first.
-func (s *Store) ListSchedules(ctx context.Context, workspace string) ([]schedule.Schedule, error) {
+func (s *Driver) ListSchedules(ctx context.Context, workspace string) ([]schedule.Schedule, error) {
 	rows, err := s.readerQuery(ctx, qScheduleList, sql.Named("workspace", workspace))
 	if err != nil {
 		return nil, fmt.Errorf("list schedules of %s: %w", workspace, err)
@@ -61,7 +61,7 @@ func (s *Store) ListSchedules(ctx context.Context, workspace string) ([]schedule
 }
 
 // GetSchedule returns one schedule; schedule.ErrNotFound when missing.
-func (s *Store) GetSchedule(ctx context.Context, workspace string, id uuid.UUID) (schedule.Schedule, error) {
+func (s *Driver) GetSchedule(ctx context.Context, workspace string, id uuid.UUID) (schedule.Schedule, error) {
 	rows, err := s.readerQuery(ctx, qScheduleGet, sql.Named("workspace", workspace), sql.Named("id", id))
 	if err != nil {
 		return schedule.Schedule{}, fmt.Errorf("get schedule %s: %w", id, err)
@@ -77,7 +77,7 @@ func (s *Store) GetSchedule(ctx context.Context, workspace string, id uuid.UUID)
 }
 
 // DueSchedules returns enabled schedules whose tick is at or before now.
-func (s *Store) DueSchedules(ctx context.Context, now time.Time, limit int) ([]schedule.Schedule, error) {
+func (s *Driver) DueSchedules(ctx context.Context, now time.Time, limit int) ([]schedule.Schedule, error) {
 	rows, err := s.readerQuery(ctx, qScheduleDue, sql.Named("now", micros(resolveNow(now))), sql.Named("limit", limit))
 	if err != nil {
 		return nil, fmt.Errorf("due schedules: %w", err)
@@ -91,7 +91,7 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time, limit int) ([]s
 
 // SetScheduleEnabled enables (moving the tick to nextRunAt) or disables a
 // schedule.
-func (s *Store) SetScheduleEnabled(ctx context.Context, workspace string, id uuid.UUID, enabled bool, nextRunAt time.Time) error {
+func (s *Driver) SetScheduleEnabled(ctx context.Context, workspace string, id uuid.UUID, enabled bool, nextRunAt time.Time) error {
 	var next any
 	if !nextRunAt.IsZero() {
 		next = micros(nextRunAt)
@@ -108,7 +108,7 @@ func (s *Store) SetScheduleEnabled(ctx context.Context, workspace string, id uui
 }
 
 // DeleteSchedule removes a schedule.
-func (s *Store) DeleteSchedule(ctx context.Context, workspace string, id uuid.UUID) error {
+func (s *Driver) DeleteSchedule(ctx context.Context, workspace string, id uuid.UUID) error {
 	err := s.write(ctx, func(w *writeTx) error {
 		res, err := w.exec(ctx, qScheduleDelete, sql.Named("workspace", workspace), sql.Named("id", id))
 		return affectedOne(res, err, workspace, id)
@@ -137,7 +137,7 @@ func affectedOne(res sql.Result, err error, workspace string, id uuid.UUID) erro
 // the enqueue commit together (see schedule.Store). An action that cannot
 // run (schedule.Unrunnable) still advances the tick: fired is true, job
 // uuid.Nil, and the error says why.
-func (s *Store) FireTick(ctx context.Context, t schedule.Schedule, next time.Time) (bool, uuid.UUID, error) {
+func (s *Driver) FireTick(ctx context.Context, t schedule.Schedule, next time.Time) (bool, uuid.UUID, error) {
 	var fired bool
 	var job uuid.UUID
 	var noJob error
@@ -215,7 +215,7 @@ const (
 // enqueueTick enqueues the tick's job through the one enqueue path and
 // records it. The enqueue runs in a savepoint: when the action cannot run
 // (noJob), whatever it wrote is undone and the moved tick commits alone.
-func (s *Store) enqueueTick(ctx context.Context, w *writeTx, id uuid.UUID, row firedRow) (job uuid.UUID, noJob, err error) {
+func (s *Driver) enqueueTick(ctx context.Context, w *writeTx, id uuid.UUID, row firedRow) (job uuid.UUID, noJob, err error) {
 	if _, err := w.tx.ExecContext(ctx, spEnqueueTick); err != nil {
 		return uuid.Nil, nil, fmt.Errorf("savepoint: %w", err)
 	}

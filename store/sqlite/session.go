@@ -19,7 +19,7 @@ const (
 
 // CreateSession stores a console session and deletes expired ones, in
 // one transaction.
-func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
+func (s *Driver) CreateSession(ctx context.Context, sess auth.Session) error {
 	now := sql.Named("now", micros(sess.CreatedAt))
 	err := s.write(ctx, func(w *writeTx) error {
 		if _, err := w.exec(ctx, qSessionDeleteExpired, now); err != nil {
@@ -36,7 +36,7 @@ func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
 }
 
 // SessionByHash returns the session with that id hash, ended or not.
-func (s *Store) SessionByHash(ctx context.Context, idHash string) (auth.Session, error) {
+func (s *Driver) SessionByHash(ctx context.Context, idHash string) (auth.Session, error) {
 	rows, err := s.readerQuery(ctx, qSessionByHash, sql.Named("id_hash", idHash))
 	if err != nil {
 		return auth.Session{}, fmt.Errorf("look up session: %w", err)
@@ -59,7 +59,7 @@ func (s *Store) SessionByHash(ctx context.Context, idHash string) (auth.Session,
 }
 
 // EndSession marks a session ended at now (logout).
-func (s *Store) EndSession(ctx context.Context, idHash string, now time.Time) error {
+func (s *Driver) EndSession(ctx context.Context, idHash string, now time.Time) error {
 	err := s.write(ctx, func(w *writeTx) error {
 		_, err := w.exec(ctx, qSessionEnd, sql.Named("id_hash", idHash), sql.Named("now", micros(now)))
 		return translate(err)

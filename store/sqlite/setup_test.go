@@ -28,7 +28,7 @@ func job(tag string) spine.EnqueueParams {
 }
 
 // enqueue enqueues p or fails the test.
-func enqueue(t testing.TB, s *Store, p spine.EnqueueParams) spine.EnqueueResult {
+func enqueue(t testing.TB, s *Driver, p spine.EnqueueParams) spine.EnqueueResult {
 	t.Helper()
 	res, err := s.Enqueue(context.Background(), p)
 	if err != nil {
@@ -38,7 +38,7 @@ func enqueue(t testing.TB, s *Store, p spine.EnqueueParams) spine.EnqueueResult 
 }
 
 // enqueueN enqueues n jobs on tag in one batch, scheduled at now.
-func enqueueN(t testing.TB, s *Store, tag string, n int, now time.Time) {
+func enqueueN(t testing.TB, s *Driver, tag string, n int, now time.Time) {
 	t.Helper()
 	ps := make([]spine.EnqueueParams, n)
 	for i := range ps {
@@ -61,7 +61,7 @@ func pragma(t *testing.T, db *sql.DB, name string) string {
 }
 
 // count runs a count query on the writer.
-func count(t *testing.T, s *Store, query string, args ...any) int {
+func count(t *testing.T, s *Driver, query string, args ...any) int {
 	t.Helper()
 	var n int
 	if err := s.DB().QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {

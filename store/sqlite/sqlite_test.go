@@ -7,8 +7,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/windforce/windforce/internal/testdb"
-	"github.com/windforce/windforce/spine"
-	"github.com/windforce/windforce/spine/storetest"
 )
 
 // TestMain fails the package when a test leaves a goroutine behind (a pool
@@ -17,15 +15,8 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// TestConformance runs the spine conformance suite on fresh SQLite files.
-func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) spine.Store {
-		return newStore(t)
-	})
-}
-
 // openStore opens a Store on a fresh file, not migrated, closed at cleanup.
-func openStore(t *testing.T) *Store {
+func openStore(t *testing.T) *Driver {
 	t.Helper()
 	s, err := Open(context.Background(), testdb.SQLitePath(t), Options{Logger: quiet})
 	if err != nil {
@@ -36,7 +27,7 @@ func openStore(t *testing.T) *Store {
 }
 
 // newStore opens a migrated Store on a fresh file.
-func newStore(t *testing.T) *Store {
+func newStore(t *testing.T) *Driver {
 	t.Helper()
 	s := openStore(t)
 	if err := s.Migrate(context.Background()); err != nil {

@@ -36,9 +36,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Store is the queue spine on one SQLite file. It is safe for concurrent
+// Driver is the queue spine on one SQLite file. It is safe for concurrent
 // use; see the package documentation for its connection model.
-type Store struct {
+type Driver struct {
 	writer  *sql.DB
 	reader  *sql.DB
 	log     *slog.Logger
@@ -65,11 +65,11 @@ type Store struct {
 	closeOnce sync.Once
 }
 
-var _ spine.Store = (*Store)(nil)
+var _ spine.Store = (*Driver)(nil)
 
 // Open opens (creating it and its directory when missing) the SQLite
 // database at path. It does not migrate: call Migrate.
-func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("open sqlite store: %w: a file path is required (the writer and the readers share the file)", spine.ErrInvalid)
 	}
@@ -80,7 +80,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, fmt.Errorf("open sqlite store: create directory: %w", err)
 	}
-	s := &Store{log: opts.Logger, open: map[*sql.Tx]*writeTx{}}
+	s := &Driver{log: opts.Logger, open: map[*sql.Tx]*writeTx{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -102,7 +102,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 // synchronous=FULL makes every acknowledged commit durable; foreign keys
 // are off because the spine has none by design (job_completed outlives
 // job_queue).
-func (s *Store) openPools(ctx context.Context, abs string) error {
+func (s *Driver) openPools(ctx context.Context, abs string) error {
 	writer, err := sql.Open("sqlite", dsn(abs, url.Values{
 		"_txlock":       {"immediate"},
 		"_busy_timeout": {fmt.Sprint(busyTimeoutMS)},
@@ -159,22 +159,22 @@ func dsn(abs string, params url.Values) string {
 
 // DB returns the writer connection pool (one connection), for tests and
 // tools that need raw access. Do not hold it inside WithTx.
-func (s *Store) DB() *sql.DB { return s.writer }
+func (s *Driver) DB() *sql.DB { return s.writer }
 
 // Subscribe returns a channel that receives a value after a commit made
 // work claimable on one of tags (all tags when empty).
-func (s *Store) Subscribe(tags []string) (<-chan struct{}, func()) {
+func (s *Driver) Subscribe(tags []string) (<-chan struct{}, func()) {
 	return s.wakeups.Subscribe(tags)
 }
 
 // SubscribeCompletion returns a channel that receives a value after a
 // commit wrote job id's job_completed row (see spine.Store).
-func (s *Store) SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func()) {
+func (s *Driver) SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func()) {
 	return s.completions.Subscribe(id)
 }
 
 // Close closes the prepared statements and both pools. It is idempotent.
-func (s *Store) Close() {
+func (s *Driver) Close() {
 	s.closeOnce.Do(func() {
 		var errs []error
 		if p := s.stmts.Swap(nil); p != nil {

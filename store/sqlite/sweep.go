@@ -18,7 +18,7 @@ const defaultSweepBatch = 1000
 // short, and then the pinned schemas no job can reference any more. Only
 // job_completed picks the jobs, so queued and running jobs are never
 // touched.
-func (s *Store) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
+func (s *Driver) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
 	if p.BatchSize <= 0 {
 		p.BatchSize = defaultSweepBatch
 	}

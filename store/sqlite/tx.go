@@ -12,7 +12,7 @@ import (
 // tags whose workers it must wake and the jobs whose waiters it must wake
 // once it has committed, and the schemas it has pinned.
 type writeTx struct {
-	s     *Store
+	s     *Driver
 	tx    *sql.Tx
 	stmts map[query]*sql.Stmt
 	tags  map[string]struct{}
@@ -22,7 +22,7 @@ type writeTx struct {
 	schemas map[string]pinnedSchema
 }
 
-func (s *Store) newWriteTx(tx *sql.Tx) *writeTx {
+func (s *Driver) newWriteTx(tx *sql.Tx) *writeTx {
 	return &writeTx{s: s, tx: tx, stmts: map[query]*sql.Stmt{}, tags: map[string]struct{}{}}
 }
 
@@ -103,13 +103,13 @@ func (r errRow) Scan(...any) error { return r.err }
 // write runs fn in one BEGIN IMMEDIATE transaction on the writer and, once
 // it has committed, sends the wake-ups fn queued. Any error (or panic) in fn
 // rolls back and sends none.
-func (s *Store) write(ctx context.Context, fn func(w *writeTx) error) error {
+func (s *Driver) write(ctx context.Context, fn func(w *writeTx) error) error {
 	return s.writeRegistered(ctx, false, fn)
 }
 
 // writeRegistered is write; with register, the transaction is findable by
 // EnqueueTx while fn runs.
-func (s *Store) writeRegistered(ctx context.Context, register bool, fn func(w *writeTx) error) (err error) {
+func (s *Driver) writeRegistered(ctx context.Context, register bool, fn func(w *writeTx) error) (err error) {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", translate(err))
@@ -150,12 +150,12 @@ func (s *Store) writeRegistered(ctx context.Context, register bool, fn func(w *w
 // fn must use only tx (and EnqueueTx with tx): the store has one writer
 // connection and tx holds it, so any other Store method that writes would
 // wait for it forever.
-func (s *Store) WithTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *Driver) WithTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return s.writeRegistered(ctx, true, func(w *writeTx) error { return fn(w.tx) })
 }
 
 // registered returns the writeTx of a transaction WithTx is running, or nil.
-func (s *Store) registered(tx *sql.Tx) *writeTx {
+func (s *Driver) registered(tx *sql.Tx) *writeTx {
 	s.openMu.Lock()
 	defer s.openMu.Unlock()
 	return s.open[tx]

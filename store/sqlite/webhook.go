@@ -20,7 +20,7 @@ const (
 
 // PutWebhookSecret creates or rotates the webhook secret of an action;
 // catalog.ErrNotFound when the catalog has no such action.
-func (s *Store) PutWebhookSecret(ctx context.Context, workspace, app, action, secret string, now time.Time) error {
+func (s *Driver) PutWebhookSecret(ctx context.Context, workspace, app, action, secret string, now time.Time) error {
 	var n int64
 	err := s.write(ctx, func(w *writeTx) error {
 		res, err := w.exec(ctx, qWebhookPutSecret,
@@ -43,7 +43,7 @@ func (s *Store) PutWebhookSecret(ctx context.Context, workspace, app, action, se
 
 // WebhookSecret returns the webhook secret of an action; ok is false when
 // none was created.
-func (s *Store) WebhookSecret(ctx context.Context, workspace, app, action string) (string, bool, error) {
+func (s *Driver) WebhookSecret(ctx context.Context, workspace, app, action string) (string, bool, error) {
 	rows, err := s.readerQuery(ctx, qWebhookSecret,
 		sql.Named("workspace", workspace), sql.Named("app_key", app), sql.Named("action_key", action))
 	if err != nil {
@@ -66,7 +66,7 @@ func (s *Store) WebhookSecret(ctx context.Context, workspace, app, action string
 // write transaction, after deleting seen signatures older than
 // forgetBefore. A signature seen before is spine.ErrConflict; a refused
 // enqueue rolls the record back, so a corrected retry is not a replay.
-func (s *Store) EnqueueWebhook(ctx context.Context, signature string, now, forgetBefore time.Time, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
+func (s *Driver) EnqueueWebhook(ctx context.Context, signature string, now, forgetBefore time.Time, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
 	var res spine.EnqueueResult
 	err := s.writeRegistered(ctx, true, func(w *writeTx) error {
 		if _, err := w.exec(ctx, qWebhookForget, sql.Named("before", micros(forgetBefore))); err != nil {

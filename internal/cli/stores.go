@@ -1,0 +1,18 @@
+package cli
+
+import (
+	"github.com/windforce/windforce/console"
+	"github.com/windforce/windforce/schedule"
+	"github.com/windforce/windforce/server"
+	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store"
+)
+
+// The store core serves every part a windforce process is built from;
+// these are checked when the program compiles, never at run time.
+var (
+	_ spine.Store    = (*store.Store)(nil)
+	_ server.Store   = (*store.Store)(nil)
+	_ console.Store  = (*store.Store)(nil)
+	_ schedule.Store = (*store.Store)(nil)
+)

@@ -1,0 +1,5 @@
+package driver
+
+// AuthExecutor keeps tokens, console sessions, leases and webhook secrets.
+type AuthExecutor interface {
+}

@@ -1,0 +1,5 @@
+package driver
+
+// ScheduleExecutor keeps schedules and fires their ticks.
+type ScheduleExecutor interface {
+}

@@ -1,0 +1,92 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver"
+)
+
+// executor runs the driver's operations: on the pool when w is nil (a
+// write opens its own BEGIN IMMEDIATE transaction on the writer, a read
+// goes to the reader pool), else inside the write transaction w, where
+// reads go through w too so they see its writes.
+type executor struct {
+	d *Driver
+	w *writeTx
+	// depth counts the savepoints open on w, to name the next one.
+	depth int
+}
+
+var _ driver.Driver = (*Driver)(nil)
+
+// Executor runs each operation on the pool.
+func (s *Driver) Executor() driver.Executor { return &executor{d: s} }
+
+// Tx runs fn in one write transaction on the writer, or in a savepoint of
+// e's transaction. Wake-ups fn queues are sent after the outermost commit.
+func (e *executor) Tx(ctx context.Context, fn func(driver.Executor) error) error {
+	if e.w == nil {
+		return e.d.write(ctx, func(w *writeTx) error { return fn(&executor{d: e.d, w: w}) })
+	}
+	name := fmt.Sprintf("sp%d", e.depth+1)
+	if _, err := e.w.tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
+		return fmt.Errorf("savepoint: %w", translate(err))
+	}
+	released := false
+	defer func() {
+		if !released {
+			// Undo the savepoint's writes and drop it; the outer
+			// transaction goes on.
+			_, _ = e.w.tx.ExecContext(ctx, "ROLLBACK TO "+name)
+			_, _ = e.w.tx.ExecContext(ctx, "RELEASE "+name)
+		}
+	}()
+	if err := fn(&executor{d: e.d, w: e.w, depth: e.depth + 1}); err != nil {
+		return err
+	}
+	if _, err := e.w.tx.ExecContext(ctx, "RELEASE "+name); err != nil {
+		return fmt.Errorf("release savepoint: %w", translate(err))
+	}
+	released = true
+	return nil
+}
+
+// write runs fn in e's transaction, or in one of its own on the pool.
+func (e *executor) write(ctx context.Context, fn func(w *writeTx) error) error {
+	if e.w != nil {
+		return fn(e.w)
+	}
+	return e.d.write(ctx, fn)
+}
+
+// read runs the read-only statement q: on the reader pool, or through e's
+// transaction so it sees that transaction's writes.
+func (e *executor) read(ctx context.Context, q query, args ...any) (*sql.Rows, error) {
+	if e.w != nil {
+		return e.w.query(ctx, q, args...)
+	}
+	return e.d.readerQuery(ctx, q, args...)
+}
+
+// LegacyEnqueueAction is the enqueue path of the driver (transitional).
+func (e *executor) LegacyEnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
+	if e.w == nil {
+		return e.d.EnqueueAction(ctx, r)
+	}
+	app, action, err := e.d.resolveAction(ctx, e.w.tx, r)
+	if err != nil {
+		return spine.EnqueueResult{}, err
+	}
+	p, err := catalog.Resolve(r, app, action)
+	if err != nil {
+		return spine.EnqueueResult{}, err
+	}
+	if p, err = spine.PrepareEnqueue(p, resolveNow(p.Now)); err != nil {
+		return spine.EnqueueResult{}, fmt.Errorf("enqueue: %w", err)
+	}
+	return e.w.enqueue(ctx, p)
+}
