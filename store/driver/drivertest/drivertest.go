@@ -1,0 +1,47 @@
+// Package drivertest is the conformance suite of the driver operations:
+// each operation of driver.Executor, on every database, each case on a
+// fresh database of its own. It checks what one statement does (the rows
+// it writes, the typed error it answers), not the spine's invariants,
+// which spine/storetest checks once over the core.
+//
+// A driver's tests call Run with an opener:
+//
+//	func TestDriver(t *testing.T) { drivertest.Run(t, openDriver) }
+package drivertest
+
+import (
+	"sort"
+	"testing"
+
+	"github.com/windforce/windforce/store/driver"
+)
+
+// Open returns a fresh, migrated driver, closed at the test's cleanup.
+type Open func(t *testing.T) driver.Driver
+
+// cases are the suite's tests by name; each unit's file registers its own.
+var cases = map[string]func(t *testing.T, open Open){}
+
+// register adds the tests of one unit; it runs at package init.
+func register(name string, fn func(t *testing.T, open Open)) bool {
+	if _, dup := cases[name]; dup {
+		panic("drivertest: case registered twice: " + name)
+	}
+	cases[name] = fn
+	return true
+}
+
+// Run runs every case, in parallel subtests named by unit.
+func Run(t *testing.T, open Open) {
+	names := make([]string, 0, len(cases))
+	for name := range cases {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cases[name](t, open)
+		})
+	}
+}
