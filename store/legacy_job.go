@@ -9,16 +9,12 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// legacyJob is the part of the job unit the driver still answers
+// legacyJob is the part of the enqueue unit the driver still answers
 // (transitional).
 type legacyJob interface {
 	Enqueue(ctx context.Context, p spine.EnqueueParams) (spine.EnqueueResult, error)
 	EnqueueBatch(ctx context.Context, ps []spine.EnqueueParams) ([]spine.EnqueueResult, error)
 	EnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (spine.EnqueueResult, error)
-	Cancel(ctx context.Context, p spine.CancelParams) (spine.CancelOutcome, error)
-	Reopen(ctx context.Context, p spine.ReopenParams) error
 	Requeue(ctx context.Context, workspace string, id uuid.UUID, actor string) (spine.EnqueueResult, error)
-	Reap(ctx context.Context, p spine.ReapParams) (spine.ReapResult, error)
-	Sweep(ctx context.Context, p spine.SweepParams) (int, error)
 }
 

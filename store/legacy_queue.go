@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -19,8 +18,6 @@ type legacyQueue interface {
 	Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome, error)
 	FailBatch(ctx context.Context, ps []spine.FailParams) ([]spine.FailBatchOutcome, error)
 	Release(ctx context.Context, p spine.ReleaseParams) error
-	Health(ctx context.Context) ([]spine.TagHealth, error)
-	SetZombieTimeout(ctx context.Context, d time.Duration) error
 	GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error)
 	AppendLog(ctx context.Context, p spine.AppendLogParams) error
 	Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]spine.LogChunk, error)

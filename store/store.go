@@ -19,6 +19,7 @@ type Store struct {
 	// The units not yet moved above the driver answer from it
 	// (transitional; see the legacy*.go files).
 	legacyJob
+	legacyLifecycle
 	legacyQueue
 	legacyCatalog
 	legacySchedule
@@ -30,6 +31,7 @@ type Store struct {
 type legacyDriver interface {
 	driver.Driver
 	legacyJob
+	legacyLifecycle
 	legacyQueue
 	legacyCatalog
 	legacySchedule
@@ -40,7 +42,7 @@ type legacyDriver interface {
 func New(drv legacyDriver) *Store {
 	return &Store{
 		drv: drv, ex: drv.Executor(),
-		legacyJob: drv, legacyQueue: drv, legacyCatalog: drv,
+		legacyJob: drv, legacyLifecycle: drv, legacyQueue: drv, legacyCatalog: drv,
 		legacySchedule: drv, legacyAuth: drv,
 	}
 }

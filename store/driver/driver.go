@@ -44,6 +44,7 @@ type Executor interface {
 	Tx(ctx context.Context, fn func(Executor) error) error
 
 	JobExecutor
+	LifecycleExecutor
 	QueueExecutor
 	CatalogExecutor
 	ScheduleExecutor

@@ -7,7 +7,7 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// JobExecutor enqueues, cancels, reopens, requeues, reaps and sweeps jobs.
+// JobExecutor enqueues and requeues jobs.
 type JobExecutor interface {
 	// LegacyEnqueueAction resolves, pins and inserts one job on this
 	// executor (transitional: the core takes it over).

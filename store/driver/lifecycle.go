@@ -1,0 +1,6 @@
+package driver
+
+// LifecycleExecutor cancels, reopens, reaps and sweeps jobs and reads the
+// queue's health.
+type LifecycleExecutor interface {
+}
