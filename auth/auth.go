@@ -21,10 +21,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/windforce/windforce/spine"
 )
 
-// ErrNotFound means no live token has that hash or id (unknown or revoked).
-var ErrNotFound = errors.New("token not found")
+// ErrNotFound means no live token has that hash or id (unknown or
+// revoked). It matches spine.ErrNotFound too.
+var ErrNotFound = spine.NotFound("token not found")
 
 // ErrInvalidID refuses a token record whose id NewToken could not have
 // drawn: ids are lowercase hex, so no stored token can take the

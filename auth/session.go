@@ -4,13 +4,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/windforce/windforce/spine"
 )
 
-// ErrSessionNotFound means no console session has that id.
-var ErrSessionNotFound = errors.New("session not found")
+// ErrSessionNotFound means no console session has that id. It matches
+// spine.ErrNotFound too.
+var ErrSessionNotFound = spine.NotFound("session not found")
 
 // Session is a console login kept server-side (console_session): the
 // cookie carries only its random id, signed, and every console request

@@ -27,7 +27,8 @@ func KnownRuntime(r string) bool {
 var (
 	// ErrNotFound means the source, app or action does not exist in that
 	// workspace. Enqueue returns it (wrapped) and writes no row.
-	ErrNotFound = errors.New("not found in catalog")
+	// It matches spine.ErrNotFound too.
+	ErrNotFound = spine.NotFound("not found in catalog")
 	// ErrConflict means a sync would take an app key that another source
 	// of the workspace already provides.
 	ErrConflict = errors.New("catalog conflict")

@@ -137,7 +137,7 @@ func classify(err error) (int, string) {
 		return http.StatusUnprocessableEntity, se.Message()
 	}
 	switch {
-	case errors.Is(err, spine.ErrNotFound), errors.Is(err, catalog.ErrNotFound):
+	case errors.Is(err, spine.ErrNotFound): // every kind's not-found matches it
 		return http.StatusNotFound, err.Error()
 	case errors.Is(err, spine.ErrConflict), errors.Is(err, catalog.ErrConflict):
 		return http.StatusConflict, err.Error()

@@ -21,9 +21,4 @@ func Unrunnable(err error) bool {
 // ErrNotFound means the schedule (in that workspace) does not exist. It
 // matches spine.ErrNotFound too, so the API answers 404 without knowing
 // this package.
-var ErrNotFound error = notFound{}
-
-type notFound struct{}
-
-func (notFound) Error() string        { return "schedule not found" }
-func (notFound) Is(target error) bool { return target == spine.ErrNotFound }
+var ErrNotFound = spine.NotFound("schedule not found")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/windforce/windforce/auth"
 	"github.com/windforce/windforce/catalog"
 	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/spine"
@@ -74,7 +73,7 @@ func toAPIError(err error) *Error {
 			Details: map[string]any{"source": se.Source, "step": se.Step, "commit": se.Commit}}
 	}
 	switch {
-	case errors.Is(err, spine.ErrNotFound), errors.Is(err, catalog.ErrNotFound), errors.Is(err, auth.ErrNotFound):
+	case errors.Is(err, spine.ErrNotFound): // every kind's not-found matches it
 		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: err.Error(), Err: err}
 	case errors.Is(err, spine.ErrConflict), errors.Is(err, catalog.ErrConflict):
 		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: publicMessage(err), Err: err}

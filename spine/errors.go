@@ -19,3 +19,14 @@ var (
 	// input that is not JSON, a negative limit).
 	ErrInvalid = errors.New("invalid request")
 )
+
+// NotFound returns the "not found" error of one kind of thing (a source,
+// an app, a token, a schedule), with its own text. It matches ErrNotFound
+// as well as itself, so a caller that only needs "is it missing?" (the
+// API's 404, the console's page) asks one question whatever the kind.
+func NotFound(text string) error { return notFound{text} }
+
+type notFound struct{ text string }
+
+func (e notFound) Error() string        { return e.text }
+func (e notFound) Is(target error) bool { return target == ErrNotFound }
