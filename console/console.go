@@ -47,8 +47,9 @@ type Config struct {
 	// the job's completion before it answers anyway (and asks again);
 	// default 2s. The completion answers it at once.
 	LiveHold time.Duration
-	// Now is the clock; nil means time.Now.
-	Now    func() time.Time
+	// Clock is the time for sessions and schedule previews (spine.Clock:
+	// Wall, nil is time.Now).
+	Clock  spine.Clock
 	Logger *slog.Logger
 	// Metrics counts the console's enqueues (run, run again) in
 	// windforce_jobs_enqueued_total; pass the server's so GET /metrics
@@ -113,12 +114,7 @@ func New(cfg Config) (*Console, error) {
 // Handler is the console's http.Handler; mount it at "/".
 func (c *Console) Handler() http.Handler { return securityHeaders(c.mux) }
 
-func (c *Console) now() time.Time {
-	if c.cfg.Now != nil {
-		return c.cfg.Now()
-	}
-	return time.Now()
-}
+func (c *Console) now() time.Time { return c.cfg.Clock.Wall() }
 
 // isAdminHash reports whether hash is the bootstrap admin token's.
 func (c *Console) isAdminHash(hash string) bool {

@@ -106,7 +106,7 @@ func options(clk *clock, m *metrics.Metrics) apitest.Options {
 			// LiveHold longer than any test: a held job page answers only
 			// when the job's completion wakes it.
 			con, err := console.New(console.Config{Store: cs, Syncer: syncer, Secret: secret, AdminToken: adminToken,
-				LiveHold: time.Hour, Now: clk.now, Logger: slog.New(slog.DiscardHandler), Metrics: m})
+				LiveHold: time.Hour, Clock: clk.now, Logger: slog.New(slog.DiscardHandler), Metrics: m})
 			if err != nil {
 				return nil, err
 			}

@@ -23,10 +23,10 @@ type Scheduler struct {
 	Store      Store
 	Interval   time.Duration // between passes; default 1s
 	BatchLimit int           // due schedules read per pass; default 1000
-	// Clock is the scheduler's time; default time.Now. Ticks are computed
-	// in the process, so servers' clocks should agree (NTP) — a skewed
-	// one fires early or late, never twice.
-	Clock  func() time.Time
+	// Clock is the scheduler's time (spine.Clock: Wall, nil is time.Now).
+	// Ticks are computed in the process, so servers' clocks should agree
+	// (NTP) — a skewed one fires early or late, never twice.
+	Clock  spine.Clock
 	Logger *slog.Logger
 	// OnPass, when set, is called after every pass (metrics, tests).
 	OnPass func(PassResult)
@@ -66,9 +66,6 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	if s.BatchLimit <= 0 {
 		s.BatchLimit = DefaultBatchLimit
 	}
-	if s.Clock == nil {
-		s.Clock = time.Now
-	}
 	return s.life.StartEvery(ctx, s.Interval, s.pass)
 }
 
@@ -78,7 +75,7 @@ func (s *Scheduler) Stop() { s.life.Stop() }
 // pass fires every due tick once. One failing schedule is logged and the
 // others go on.
 func (s *Scheduler) pass(ctx context.Context) {
-	res := PassResult{Now: s.Clock()}
+	res := PassResult{Now: s.Clock.Wall()}
 	defer func() {
 		if s.OnPass != nil {
 			s.OnPass(res)

@@ -64,9 +64,9 @@ type Config struct {
 	// fallback for the job's end (the stream is woken by the completion
 	// itself). Zero means DefaultFollowPoll.
 	FollowPoll time.Duration
-	// Now is the clock for token expiry and webhook timestamps; nil means
-	// time.Now.
-	Now    func() time.Time
+	// Clock is the time for token expiry, webhook timestamps and schedule
+	// ticks (spine.Clock: Wall, nil is time.Now).
+	Clock  spine.Clock
 	Logger *slog.Logger
 	// Metrics counts enqueues and is served on GET /metrics; nil builds
 	// one over Store (queue gauges only, no worker figures).
@@ -150,10 +150,7 @@ func orDefault(v, def int) int {
 func (s *Server) Handler() http.Handler { return s.mux }
 
 func (s *Server) now() time.Time {
-	if s.cfg.Now != nil {
-		return s.cfg.Now()
-	}
-	return time.Now()
+	return s.cfg.Clock.Wall()
 }
 
 // routes registers DESIGN §4's routes of this slice. Each names the

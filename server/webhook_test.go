@@ -38,7 +38,7 @@ func (c *fakeClock) advance(d time.Duration) {
 // withClock serves a second API over e's store whose clock is clock.
 func (e *env) withClock(t *testing.T, clock *fakeClock) *env {
 	t.Helper()
-	return e.second(t, func(c *server.Config) { c.Now = clock.Now })
+	return e.second(t, func(c *server.Config) { c.Clock = clock.Now })
 }
 
 // sign is the hex HMAC-SHA256 of ts + "." + body under secret.

@@ -6,13 +6,28 @@ import (
 	"time"
 )
 
-// Clock returns the time passed to the store as Now. Nil means "zero Now":
-// the store uses the database clock, which keeps many servers consistent.
+// Clock is the one clock convention of windforce's services (reaper,
+// sweeper, worker, scheduler, API, console): a field named Clock that tests
+// set to a fake and production leaves nil. Nil reads two ways, by what the
+// time is for: passed to the store as a parameter's Now (Store), nil is
+// the zero time, so the SQL uses the database's clock, which keeps many
+// servers consistent; decided in Go (a cut-off, a cron tick, a token's
+// expiry: Wall), nil is time.Now.
 type Clock func() time.Time
 
-func (c Clock) now() time.Time {
+// Store is the Now to pass to the store: the zero time (the database's
+// clock) for a nil Clock.
+func (c Clock) Store() time.Time {
 	if c == nil {
 		return time.Time{}
+	}
+	return c()
+}
+
+// Wall is the time for a decision made in Go: time.Now for a nil Clock.
+func (c Clock) Wall() time.Time {
+	if c == nil {
+		return time.Now()
 	}
 	return c()
 }
@@ -65,7 +80,7 @@ func (r *Reaper) Stop() { r.life.Stop() }
 func (r *Reaper) pass(ctx context.Context) {
 	for ctx.Err() == nil {
 		res, err := r.Store.Reap(ctx, ReapParams{
-			Now: r.Clock.now(), ZombieTimeout: r.ZombieTimeout,
+			Now: r.Clock.Store(), ZombieTimeout: r.ZombieTimeout,
 			RestartLimit: r.RestartLimit, Limit: r.BatchLimit,
 		})
 		if err != nil {
@@ -94,9 +109,9 @@ type Sweeper struct {
 	Retention time.Duration // default 168h
 	Interval  time.Duration // default 10m
 	BatchSize int           // default 1000
-	// Now gives the sweep's reference time; default time.Now. (Sweep compares
-	// against a cut-off computed here, so it needs a real time.)
-	Now    func() time.Time
+	// Clock gives the sweep's reference time (Wall: Sweep compares against
+	// a cut-off computed here, so it needs a real time).
+	Clock  Clock
 	Logger *slog.Logger
 
 	life Lifecycle
@@ -113,9 +128,6 @@ func (s *Sweeper) Start(ctx context.Context) error {
 	if s.BatchSize <= 0 {
 		s.BatchSize = 1000
 	}
-	if s.Now == nil {
-		s.Now = time.Now
-	}
 	return s.life.StartEvery(ctx, s.Interval, s.pass)
 }
 
@@ -123,7 +135,7 @@ func (s *Sweeper) Start(ctx context.Context) error {
 func (s *Sweeper) Stop() { s.life.Stop() }
 
 func (s *Sweeper) pass(ctx context.Context) {
-	n, err := s.Store.Sweep(ctx, SweepParams{Before: s.Now().Add(-s.Retention), BatchSize: s.BatchSize})
+	n, err := s.Store.Sweep(ctx, SweepParams{Before: s.Clock.Wall().Add(-s.Retention), BatchSize: s.BatchSize})
 	if err != nil {
 		if ctx.Err() == nil {
 			logger(s.Logger).Error("retention sweep failed", "err", err)

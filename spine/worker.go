@@ -201,7 +201,7 @@ func (w *Worker) claimOnce(ctx context.Context, jobs *sync.WaitGroup) bool {
 	// commit without its answer arriving, leaving jobs for the reaper.
 	claimCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	claimed, err := w.cfg.Store.Claim(claimCtx, ClaimParams{
-		Worker: w.cfg.Name, Tags: w.cfg.Tags, Limit: free, Now: w.cfg.Clock.now(),
+		Worker: w.cfg.Name, Tags: w.cfg.Tags, Limit: free, Now: w.cfg.Clock.Store(),
 	})
 	cancel()
 	if err != nil {
@@ -233,7 +233,7 @@ func (w *Worker) releaseAll(claimed []ClaimedJob) {
 			defer func() { <-slots }()
 			lease := Lease{JobID: job.ID, ClaimToken: job.ClaimToken}
 			w.writeWithRetry(job.ID, func(ctx context.Context) error {
-				return w.cfg.Store.Release(ctx, ReleaseParams{Lease: lease, Now: w.cfg.Clock.now()})
+				return w.cfg.Store.Release(ctx, ReleaseParams{Lease: lease, Now: w.cfg.Clock.Store()})
 			})
 		})
 	}
@@ -330,7 +330,7 @@ func (w *Worker) heartbeatOnce(ctx context.Context) {
 	if len(leases) == 0 {
 		return
 	}
-	owned, err := w.cfg.Store.Heartbeat(ctx, HeartbeatParams{Leases: leases, Now: w.cfg.Clock.now()})
+	owned, err := w.cfg.Store.Heartbeat(ctx, HeartbeatParams{Leases: leases, Now: w.cfg.Clock.Store()})
 	if err != nil {
 		// The database may be restarting: keep the jobs running; if the
 		// outage outlasts the zombie timeout the reaper requeues them and the
@@ -410,14 +410,14 @@ func (w *Worker) record(jobCtx, runCtx context.Context, job *ClaimedJob, result 
 		return
 	case errors.Is(cause, ErrShutdown):
 		write = func(ctx context.Context) error {
-			return w.cfg.Store.Release(ctx, ReleaseParams{Lease: lease, Now: w.cfg.Clock.now()})
+			return w.cfg.Store.Release(ctx, ReleaseParams{Lease: lease, Now: w.cfg.Clock.Store()})
 		}
 	case err != nil || runCtx.Err() != nil:
 		// A failed attempt goes to the batch completer too: a burst of
 		// failures (a downstream outage) costs one commit per batch, not
 		// one per job.
 		jerr := jobError(runCtx, err)
-		w.completer.submit(outcome{CompleteParams: CompleteParams{Lease: lease, Now: w.cfg.Clock.now()}, failure: &jerr})
+		w.completer.submit(outcome{CompleteParams: CompleteParams{Lease: lease, Now: w.cfg.Clock.Store()}, failure: &jerr})
 		return
 	default:
 		if _, e := CheckResult(result); e != nil {
@@ -425,7 +425,7 @@ func (w *Worker) record(jobCtx, runCtx context.Context, job *ClaimedJob, result 
 			break
 		}
 		// A success goes to the batch completer; the slot is free at once.
-		w.completer.submit(outcome{CompleteParams: CompleteParams{Lease: lease, Result: result, Now: w.cfg.Clock.now()}})
+		w.completer.submit(outcome{CompleteParams: CompleteParams{Lease: lease, Result: result, Now: w.cfg.Clock.Store()}})
 		return
 	}
 	w.writeWithRetry(job.ID, write)
@@ -444,7 +444,7 @@ func (w *Worker) completeOne(ctx context.Context, p CompleteParams) error {
 // failInvalid fails an attempt whose result cannot be stored, with the
 // reason, instead of losing or truncating anything.
 func (w *Worker) failInvalid(ctx context.Context, lease Lease, reason error) error {
-	_, err := w.cfg.Store.Fail(ctx, FailParams{Lease: lease, Now: w.cfg.Clock.now(),
+	_, err := w.cfg.Store.Fail(ctx, FailParams{Lease: lease, Now: w.cfg.Clock.Store(),
 		Error: JobError{Message: reason.Error(), Kind: "invalid_result"}})
 	return err
 }
