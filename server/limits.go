@@ -64,7 +64,7 @@ func callerKey(c *caller) string {
 	if c.job != nil {
 		return "job:" + c.job.JobID.String()
 	}
-	return "token:" + c.token.ID
+	return c.token.Actor()
 }
 
 // holdWait counts one ?wait of c, or refuses it with 429 before anything
