@@ -21,10 +21,11 @@
 //	Reopen:  failure (or canceled with force) ──► waiting, same id, same pin, audited.
 //	Sweep:   finished jobs older than the retention are deleted in bounded batches.
 //
-// A Store is the seam per database (packages store/postgres and
-// store/sqlite); spine/storetest is the conformance suite both run. The
+// Store is implemented once, by the store core (package store), over a
+// thin driver per database (store/postgres, store/sqlite); spine/storetest
+// is the suite of every invariant, run over the core on each driver. The
 // Worker, Reaper and Sweeper in this package are the services built on a
-// Store, each with the same Start/Stop lifecycle.
+// Store, each with the same Start/Stop lifecycle and a Clock (see Clock).
 //
 // Every store operation takes an explicit Now. A zero Now means "the
 // database's clock" (Postgres) or the process clock (SQLite); tests pass a
