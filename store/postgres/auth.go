@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,35 +17,28 @@ var (
 	qAuthTokenByHash = mustQuery("auth_token_by_hash")
 	qAuthTokenByID   = mustQuery("auth_token_by_id")
 	qAuthRevokeToken = mustQuery("auth_revoke_token")
+	qAuthEndSessions = mustQuery("auth_end_sessions")
 	qAuthLeaseLive   = mustQuery("auth_lease_live")
 )
 
-var _ auth.Store = (*Driver)(nil)
-
-// CreateToken stores an API token by its hash.
-func (s *Driver) CreateToken(ctx context.Context, t auth.Token) error {
-	if err := auth.CheckID(t.ID); err != nil {
-		return fmt.Errorf("create token: %w", err)
-	}
-	ctx, cancel := s.op(ctx)
+// AuthCreateToken inserts a token row by its hash.
+func (e *executor) AuthCreateToken(ctx context.Context, t auth.Token) error {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := s.pool.Exec(ctx, qAuthCreateToken, pgx.StrictNamedArgs{
+	_, err := e.q.Exec(ctx, qAuthCreateToken, pgx.StrictNamedArgs{
 		"id": t.ID, "token_hash": t.Hash, "workspace": t.Workspace,
 		"scopes": auth.JoinScopes(t.Scopes), "label": t.Label, "now": timeArg(t.CreatedAt),
 	})
-	if err != nil {
-		return fmt.Errorf("create token %s: %w", t.ID, translate(err))
-	}
-	return nil
+	return translate(err)
 }
 
-// TokenByHash returns the live token with that hash.
-func (s *Driver) TokenByHash(ctx context.Context, hash string) (auth.Token, error) {
-	ctx, cancel := s.op(ctx)
+// AuthTokenByHash reads the live token with that hash.
+func (e *executor) AuthTokenByHash(ctx context.Context, hash string) (auth.Token, bool, error) {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, qAuthTokenByHash, pgx.StrictNamedArgs{"token_hash": hash})
+	rows, err := e.q.Query(ctx, qAuthTokenByHash, pgx.StrictNamedArgs{"token_hash": hash})
 	if err != nil {
-		return auth.Token{}, fmt.Errorf("look up token: %w", err)
+		return auth.Token{}, false, err
 	}
 	t, err := pgx.CollectExactlyOneRow(rows, func(r pgx.CollectableRow) (auth.Token, error) {
 		var t auth.Token
@@ -55,22 +47,16 @@ func (s *Driver) TokenByHash(ctx context.Context, hash string) (auth.Token, erro
 		t.Hash, t.Scopes = hash, auth.SplitScopes(scopes)
 		return t, err
 	})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return auth.Token{}, auth.ErrNotFound
-	}
-	if err != nil {
-		return auth.Token{}, fmt.Errorf("look up token: %w", err)
-	}
-	return t, nil
+	return authRow(t, err)
 }
 
-// TokenByID returns the token with that id, revoked or not.
-func (s *Driver) TokenByID(ctx context.Context, id string) (auth.Token, error) {
-	ctx, cancel := s.op(ctx)
+// AuthTokenByID reads the token with that id, revoked or not.
+func (e *executor) AuthTokenByID(ctx context.Context, id string) (auth.Token, bool, error) {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, qAuthTokenByID, pgx.StrictNamedArgs{"id": id})
+	rows, err := e.q.Query(ctx, qAuthTokenByID, pgx.StrictNamedArgs{"id": id})
 	if err != nil {
-		return auth.Token{}, fmt.Errorf("look up token %s: %w", id, err)
+		return auth.Token{}, false, err
 	}
 	t, err := pgx.CollectExactlyOneRow(rows, func(r pgx.CollectableRow) (auth.Token, error) {
 		var t auth.Token
@@ -83,39 +69,46 @@ func (s *Driver) TokenByID(ctx context.Context, id string) (auth.Token, error) {
 		}
 		return t, err
 	})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return auth.Token{}, fmt.Errorf("look up token %s: %w", id, auth.ErrNotFound)
-	}
-	if err != nil {
-		return auth.Token{}, fmt.Errorf("look up token %s: %w", id, err)
-	}
-	return t, nil
+	return authRow(t, err)
 }
 
-// RevokeToken marks a token revoked and ends its console sessions in one
-// statement; the next request with it is refused.
-func (s *Driver) RevokeToken(ctx context.Context, id string) error {
-	ctx, cancel := s.op(ctx)
+// AuthRevokeToken marks the live token id revoked at now.
+func (e *executor) AuthRevokeToken(ctx context.Context, id string, now time.Time) (bool, error) {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	var n int64
-	err := s.pool.QueryRow(ctx, qAuthRevokeToken, pgx.StrictNamedArgs{"id": id, "now": time.Now()}).Scan(&n)
+	tag, err := e.q.Exec(ctx, qAuthRevokeToken, pgx.StrictNamedArgs{"id": id, "now": timeArg(now)})
 	if err != nil {
-		return fmt.Errorf("revoke token %s: %w", id, err)
+		return false, translate(err)
 	}
-	if n == 0 {
-		return fmt.Errorf("revoke token %s: %w", id, auth.ErrNotFound)
-	}
-	return nil
+	return tag.RowsAffected() > 0, nil
 }
 
-// LeaseLive reports whether the job runs under claimToken right now.
-func (s *Driver) LeaseLive(ctx context.Context, workspace string, jobID, claimToken uuid.UUID) (bool, error) {
-	ctx, cancel := s.op(ctx)
+// AuthEndSessions ends the open console sessions of token id at now.
+func (e *executor) AuthEndSessions(ctx context.Context, id string, now time.Time) error {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	_, err := e.q.Exec(ctx, qAuthEndSessions, pgx.StrictNamedArgs{"id": id, "now": timeArg(now)})
+	return translate(err)
+}
+
+// AuthLeaseLive reports whether the job runs under claimToken right now.
+func (e *executor) AuthLeaseLive(ctx context.Context, workspace string, jobID, claimToken uuid.UUID) (bool, error) {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var live bool
-	err := s.pool.QueryRow(ctx, qAuthLeaseLive, pgx.StrictNamedArgs{"id": jobID, "workspace": workspace, "token": claimToken}).Scan(&live)
-	if err != nil {
-		return false, fmt.Errorf("check lease of job %s: %w", jobID, err)
+	err := e.q.QueryRow(ctx, qAuthLeaseLive, pgx.StrictNamedArgs{"id": jobID, "workspace": workspace, "token": claimToken}).Scan(&live)
+	return live, err
+}
+
+// authRow is the answer of a lookup of at most one row (a token, a
+// session): ok false for none.
+func authRow[T any](v T, err error) (T, bool, error) {
+	var zero T
+	if errors.Is(err, pgx.ErrNoRows) {
+		return zero, false, nil
 	}
-	return live, nil
+	if err != nil {
+		return zero, false, err
+	}
+	return v, true, nil
 }

@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,57 +11,55 @@ import (
 
 // The console session queries (queries/session_*.sql).
 var (
-	qSessionCreate = mustQuery("session_create")
-	qSessionByHash = mustQuery("session_by_hash")
-	qSessionEnd    = mustQuery("session_end")
+	qSessionDeleteExpired = mustQuery("session_delete_expired")
+	qSessionInsert        = mustQuery("session_insert")
+	qSessionByHash        = mustQuery("session_by_hash")
+	qSessionEnd           = mustQuery("session_end")
 )
 
-// CreateSession stores a console session and deletes expired ones.
-func (s *Driver) CreateSession(ctx context.Context, sess auth.Session) error {
-	ctx, cancel := s.op(ctx)
+// SessionDeleteExpired deletes a batch of the sessions expired by now.
+func (e *executor) SessionDeleteExpired(ctx context.Context, now time.Time) error {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := s.pool.Exec(ctx, qSessionCreate, pgx.StrictNamedArgs{
-		"id_hash": sess.IDHash, "token_hash": sess.TokenHash, "token_id": sess.TokenID,
-		"now": sess.CreatedAt, "expires_at": sess.ExpiresAt,
-	})
-	if err != nil {
-		return fmt.Errorf("create session of token %s: %w", sess.TokenID, translate(err))
-	}
-	return nil
+	_, err := e.q.Exec(ctx, qSessionDeleteExpired, pgx.StrictNamedArgs{"now": now})
+	return translate(err)
 }
 
-// SessionByHash returns the session with that id hash, ended or not.
-func (s *Driver) SessionByHash(ctx context.Context, idHash string) (auth.Session, error) {
-	ctx, cancel := s.op(ctx)
+// SessionInsert inserts an open console session.
+func (e *executor) SessionInsert(ctx context.Context, s auth.Session) error {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, qSessionByHash, pgx.StrictNamedArgs{"id_hash": idHash})
+	_, err := e.q.Exec(ctx, qSessionInsert, pgx.StrictNamedArgs{
+		"id_hash": s.IDHash, "token_hash": s.TokenHash, "token_id": s.TokenID,
+		"now": s.CreatedAt, "expires_at": s.ExpiresAt,
+	})
+	return translate(err)
+}
+
+// SessionByHash reads the session with that id hash, ended or not.
+func (e *executor) SessionByHash(ctx context.Context, idHash string) (auth.Session, bool, error) {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	rows, err := e.q.Query(ctx, qSessionByHash, pgx.StrictNamedArgs{"id_hash": idHash})
 	if err != nil {
-		return auth.Session{}, fmt.Errorf("look up session: %w", err)
+		return auth.Session{}, false, err
 	}
-	sess, err := pgx.CollectExactlyOneRow(rows, func(r pgx.CollectableRow) (auth.Session, error) {
-		var sess auth.Session
+	s, err := pgx.CollectExactlyOneRow(rows, func(r pgx.CollectableRow) (auth.Session, error) {
+		var s auth.Session
 		var ended *time.Time
-		err := r.Scan(&sess.IDHash, &sess.TokenHash, &sess.TokenID, &sess.CreatedAt, &sess.ExpiresAt, &ended)
+		err := r.Scan(&s.IDHash, &s.TokenHash, &s.TokenID, &s.CreatedAt, &s.ExpiresAt, &ended)
 		if ended != nil {
-			sess.EndedAt = *ended
+			s.EndedAt = *ended
 		}
-		return sess, err
+		return s, err
 	})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return auth.Session{}, auth.ErrSessionNotFound
-	}
-	if err != nil {
-		return auth.Session{}, fmt.Errorf("look up session: %w", err)
-	}
-	return sess, nil
+	return authRow(s, err)
 }
 
-// EndSession marks a session ended at now (logout).
-func (s *Driver) EndSession(ctx context.Context, idHash string, now time.Time) error {
-	ctx, cancel := s.op(ctx)
+// SessionEnd ends the open session with that id hash at now.
+func (e *executor) SessionEnd(ctx context.Context, idHash string, now time.Time) error {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	if _, err := s.pool.Exec(ctx, qSessionEnd, pgx.StrictNamedArgs{"id_hash": idHash, "now": now}); err != nil {
-		return fmt.Errorf("end session: %w", translate(err))
-	}
-	return nil
+	_, err := e.q.Exec(ctx, qSessionEnd, pgx.StrictNamedArgs{"id_hash": idHash, "now": now})
+	return translate(err)
 }

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,56 +20,40 @@ const (
 	qAuthLeaseLive   query = "auth_lease_live"
 )
 
-var _ auth.Store = (*Driver)(nil)
-
-// CreateToken stores an API token by its hash.
-func (s *Driver) CreateToken(ctx context.Context, t auth.Token) error {
-	if err := auth.CheckID(t.ID); err != nil {
-		return fmt.Errorf("create token: %w", err)
-	}
-	err := s.write(ctx, func(w *writeTx) error {
+// AuthCreateToken inserts a token row by its hash.
+func (e *executor) AuthCreateToken(ctx context.Context, t auth.Token) error {
+	return e.write(ctx, func(w *writeTx) error {
 		_, err := w.exec(ctx, qAuthCreateToken,
 			sql.Named("id", t.ID), sql.Named("token_hash", t.Hash), sql.Named("workspace", t.Workspace),
 			sql.Named("scopes", auth.JoinScopes(t.Scopes)), sql.Named("label", t.Label),
 			sql.Named("now", micros(resolveNow(t.CreatedAt))))
 		return translate(err)
 	})
-	if err != nil {
-		return fmt.Errorf("create token %s: %w", t.ID, err)
-	}
-	return nil
 }
 
-// TokenByHash returns the live token with that hash.
-func (s *Driver) TokenByHash(ctx context.Context, hash string) (auth.Token, error) {
-	rows, err := s.readerQuery(ctx, qAuthTokenByHash, sql.Named("token_hash", hash))
+// AuthTokenByHash reads the live token with that hash.
+func (e *executor) AuthTokenByHash(ctx context.Context, hash string) (auth.Token, bool, error) {
+	rows, err := e.read(ctx, qAuthTokenByHash, sql.Named("token_hash", hash))
 	if err != nil {
-		return auth.Token{}, fmt.Errorf("look up token: %w", err)
+		return auth.Token{}, false, err
 	}
-	toks, err := collect(rows, func(r *sql.Rows) (auth.Token, error) {
+	return atMostOne(collect(rows, func(r *sql.Rows) (auth.Token, error) {
 		var t auth.Token
 		var scopes string
 		var created int64
 		err := r.Scan(&t.ID, &t.Workspace, &scopes, &t.Label, &created)
 		t.Hash, t.Scopes, t.CreatedAt = hash, auth.SplitScopes(scopes), fromMicros(created)
 		return t, err
-	})
-	if err != nil {
-		return auth.Token{}, fmt.Errorf("look up token: %w", err)
-	}
-	if len(toks) == 0 {
-		return auth.Token{}, auth.ErrNotFound
-	}
-	return toks[0], nil
+	}))
 }
 
-// TokenByID returns the token with that id, revoked or not.
-func (s *Driver) TokenByID(ctx context.Context, id string) (auth.Token, error) {
-	rows, err := s.readerQuery(ctx, qAuthTokenByID, sql.Named("id", id))
+// AuthTokenByID reads the token with that id, revoked or not.
+func (e *executor) AuthTokenByID(ctx context.Context, id string) (auth.Token, bool, error) {
+	rows, err := e.read(ctx, qAuthTokenByID, sql.Named("id", id))
 	if err != nil {
-		return auth.Token{}, fmt.Errorf("look up token %s: %w", id, err)
+		return auth.Token{}, false, err
 	}
-	toks, err := collect(rows, func(r *sql.Rows) (auth.Token, error) {
+	return atMostOne(collect(rows, func(r *sql.Rows) (auth.Token, error) {
 		var t auth.Token
 		var scopes string
 		var created int64
@@ -78,54 +61,50 @@ func (s *Driver) TokenByID(ctx context.Context, id string) (auth.Token, error) {
 		err := r.Scan(&t.ID, &t.Hash, &t.Workspace, &scopes, &t.Label, &created, &revoked)
 		t.Scopes, t.CreatedAt, t.RevokedAt = auth.SplitScopes(scopes), fromMicros(created), timeOrZero(revoked)
 		return t, err
-	})
-	if err != nil {
-		return auth.Token{}, fmt.Errorf("look up token %s: %w", id, err)
-	}
-	if len(toks) == 0 {
-		return auth.Token{}, fmt.Errorf("look up token %s: %w", id, auth.ErrNotFound)
-	}
-	return toks[0], nil
+	}))
 }
 
-// RevokeToken marks a token revoked and ends its console sessions in the
-// same transaction; the next request with it is refused.
-func (s *Driver) RevokeToken(ctx context.Context, id string) error {
+// AuthRevokeToken marks the live token id revoked at now.
+func (e *executor) AuthRevokeToken(ctx context.Context, id string, now time.Time) (bool, error) {
 	var n int64
-	now := sql.Named("now", micros(time.Now()))
-	err := s.write(ctx, func(w *writeTx) error {
-		res, err := w.exec(ctx, qAuthRevokeToken, sql.Named("id", id), now)
+	err := e.write(ctx, func(w *writeTx) error {
+		res, err := w.exec(ctx, qAuthRevokeToken, sql.Named("id", id), sql.Named("now", micros(resolveNow(now))))
 		if err != nil {
-			return err
+			return translate(err)
 		}
-		if n, err = res.RowsAffected(); err != nil || n == 0 {
-			return err
-		}
-		_, err = w.exec(ctx, qAuthEndSessions, sql.Named("id", id), now)
+		n, err = res.RowsAffected()
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("revoke token %s: %w", id, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("revoke token %s: %w", id, auth.ErrNotFound)
-	}
-	return nil
+	return n > 0, err
 }
 
-// LeaseLive reports whether the job runs under claimToken right now.
-func (s *Driver) LeaseLive(ctx context.Context, workspace string, jobID, claimToken uuid.UUID) (bool, error) {
-	rows, err := s.readerQuery(ctx, qAuthLeaseLive, sql.Named("id", jobID), sql.Named("workspace", workspace),
+// AuthEndSessions ends the open console sessions of token id at now.
+func (e *executor) AuthEndSessions(ctx context.Context, id string, now time.Time) error {
+	return e.write(ctx, func(w *writeTx) error {
+		_, err := w.exec(ctx, qAuthEndSessions, sql.Named("id", id), sql.Named("now", micros(resolveNow(now))))
+		return translate(err)
+	})
+}
+
+// AuthLeaseLive reports whether the job runs under claimToken right now.
+func (e *executor) AuthLeaseLive(ctx context.Context, workspace string, jobID, claimToken uuid.UUID) (bool, error) {
+	rows, err := e.read(ctx, qAuthLeaseLive, sql.Named("id", jobID), sql.Named("workspace", workspace),
 		sql.Named("token", claimToken))
 	if err != nil {
-		return false, fmt.Errorf("check lease of job %s: %w", jobID, err)
+		return false, err
 	}
-	live, err := collect(rows, func(r *sql.Rows) (bool, error) {
+	live, ok, err := atMostOne(collect(rows, func(r *sql.Rows) (bool, error) {
 		var b bool
 		return b, r.Scan(&b)
-	})
-	if err != nil {
-		return false, fmt.Errorf("check lease of job %s: %w", jobID, err)
+	}))
+	return ok && live, err
+}
+
+// atMostOne is the answer of a lookup of at most one row: ok false for none.
+func atMostOne[T any](rows []T, err error) (T, bool, error) {
+	var zero T
+	if err != nil || len(rows) == 0 {
+		return zero, false, err
 	}
-	return len(live) == 1 && live[0], nil
+	return rows[0], true, nil
 }

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"github.com/windforce/windforce/auth"
@@ -17,55 +16,44 @@ const (
 	qSessionEnd           query = "session_end"
 )
 
-// CreateSession stores a console session and deletes expired ones, in
-// one transaction.
-func (s *Driver) CreateSession(ctx context.Context, sess auth.Session) error {
-	now := sql.Named("now", micros(sess.CreatedAt))
-	err := s.write(ctx, func(w *writeTx) error {
-		if _, err := w.exec(ctx, qSessionDeleteExpired, now); err != nil {
-			return fmt.Errorf("delete expired sessions: %w", translate(err))
-		}
-		_, err := w.exec(ctx, qSessionInsert, sql.Named("id_hash", sess.IDHash), sql.Named("token_hash", sess.TokenHash),
-			sql.Named("token_id", sess.TokenID), now, sql.Named("expires_at", micros(sess.ExpiresAt)))
+// SessionDeleteExpired deletes a batch of the sessions expired by now.
+func (e *executor) SessionDeleteExpired(ctx context.Context, now time.Time) error {
+	return e.write(ctx, func(w *writeTx) error {
+		_, err := w.exec(ctx, qSessionDeleteExpired, sql.Named("now", micros(now)))
 		return translate(err)
 	})
-	if err != nil {
-		return fmt.Errorf("create session of token %s: %w", sess.TokenID, err)
-	}
-	return nil
 }
 
-// SessionByHash returns the session with that id hash, ended or not.
-func (s *Driver) SessionByHash(ctx context.Context, idHash string) (auth.Session, error) {
-	rows, err := s.readerQuery(ctx, qSessionByHash, sql.Named("id_hash", idHash))
+// SessionInsert inserts an open console session.
+func (e *executor) SessionInsert(ctx context.Context, s auth.Session) error {
+	return e.write(ctx, func(w *writeTx) error {
+		_, err := w.exec(ctx, qSessionInsert, sql.Named("id_hash", s.IDHash), sql.Named("token_hash", s.TokenHash),
+			sql.Named("token_id", s.TokenID), sql.Named("now", micros(s.CreatedAt)),
+			sql.Named("expires_at", micros(s.ExpiresAt)))
+		return translate(err)
+	})
+}
+
+// SessionByHash reads the session with that id hash, ended or not.
+func (e *executor) SessionByHash(ctx context.Context, idHash string) (auth.Session, bool, error) {
+	rows, err := e.read(ctx, qSessionByHash, sql.Named("id_hash", idHash))
 	if err != nil {
-		return auth.Session{}, fmt.Errorf("look up session: %w", err)
+		return auth.Session{}, false, err
 	}
-	out, err := collect(rows, func(r *sql.Rows) (auth.Session, error) {
-		var sess auth.Session
+	return atMostOne(collect(rows, func(r *sql.Rows) (auth.Session, error) {
+		var s auth.Session
 		var created, expires int64
 		var ended sql.NullInt64
-		err := r.Scan(&sess.IDHash, &sess.TokenHash, &sess.TokenID, &created, &expires, &ended)
-		sess.CreatedAt, sess.ExpiresAt, sess.EndedAt = fromMicros(created), fromMicros(expires), timeOrZero(ended)
-		return sess, err
-	})
-	if err != nil {
-		return auth.Session{}, fmt.Errorf("look up session: %w", err)
-	}
-	if len(out) == 0 {
-		return auth.Session{}, auth.ErrSessionNotFound
-	}
-	return out[0], nil
+		err := r.Scan(&s.IDHash, &s.TokenHash, &s.TokenID, &created, &expires, &ended)
+		s.CreatedAt, s.ExpiresAt, s.EndedAt = fromMicros(created), fromMicros(expires), timeOrZero(ended)
+		return s, err
+	}))
 }
 
-// EndSession marks a session ended at now (logout).
-func (s *Driver) EndSession(ctx context.Context, idHash string, now time.Time) error {
-	err := s.write(ctx, func(w *writeTx) error {
+// SessionEnd ends the open session with that id hash at now.
+func (e *executor) SessionEnd(ctx context.Context, idHash string, now time.Time) error {
+	return e.write(ctx, func(w *writeTx) error {
 		_, err := w.exec(ctx, qSessionEnd, sql.Named("id_hash", idHash), sql.Named("now", micros(now)))
 		return translate(err)
 	})
-	if err != nil {
-		return fmt.Errorf("end session: %w", err)
-	}
-	return nil
 }

@@ -3,11 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
-
-	"github.com/windforce/windforce/catalog"
-	"github.com/windforce/windforce/spine"
 )
 
 // The webhook queries (queries/webhook_*.sql).
@@ -18,11 +14,11 @@ const (
 	qWebhookSeen      query = "webhook_seen"
 )
 
-// PutWebhookSecret creates or rotates the webhook secret of an action;
-// catalog.ErrNotFound when the catalog has no such action.
-func (s *Driver) PutWebhookSecret(ctx context.Context, workspace, app, action, secret string, now time.Time) error {
+// WebhookPutSecret creates or replaces the secret of an action in the
+// catalog; ok is false when there is no such action.
+func (e *executor) WebhookPutSecret(ctx context.Context, workspace, app, action, secret string, now time.Time) (bool, error) {
 	var n int64
-	err := s.write(ctx, func(w *writeTx) error {
+	err := e.write(ctx, func(w *writeTx) error {
 		res, err := w.exec(ctx, qWebhookPutSecret,
 			sql.Named("workspace", workspace), sql.Named("app_key", app), sql.Named("action_key", action),
 			sql.Named("secret", secret), sql.Named("now", micros(resolveNow(now))))
@@ -32,58 +28,42 @@ func (s *Driver) PutWebhookSecret(ctx context.Context, workspace, app, action, s
 		n, err = res.RowsAffected()
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("put webhook secret of %s/%s: %w", app, action, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("put webhook secret: %w", catalog.NotFound(workspace, app, action))
-	}
-	return nil
+	return n > 0, err
 }
 
-// WebhookSecret returns the webhook secret of an action; ok is false when
-// none was created.
-func (s *Driver) WebhookSecret(ctx context.Context, workspace, app, action string) (string, bool, error) {
-	rows, err := s.readerQuery(ctx, qWebhookSecret,
+// WebhookSecret reads the secret of an action; ok is false when none was
+// created.
+func (e *executor) WebhookSecret(ctx context.Context, workspace, app, action string) (string, bool, error) {
+	rows, err := e.read(ctx, qWebhookSecret,
 		sql.Named("workspace", workspace), sql.Named("app_key", app), sql.Named("action_key", action))
 	if err != nil {
-		return "", false, fmt.Errorf("read webhook secret of %s/%s: %w", app, action, err)
+		return "", false, err
 	}
-	secrets, err := collect(rows, func(r *sql.Rows) (string, error) {
+	return atMostOne(collect(rows, func(r *sql.Rows) (string, error) {
 		var v string
 		return v, r.Scan(&v)
-	})
-	if err != nil {
-		return "", false, fmt.Errorf("read webhook secret of %s/%s: %w", app, action, err)
-	}
-	if len(secrets) == 0 {
-		return "", false, nil
-	}
-	return secrets[0], true, nil
+	}))
 }
 
-// EnqueueWebhook records signature as seen at now and enqueues r in one
-// write transaction, after deleting seen signatures older than
-// forgetBefore. A signature seen before is spine.ErrConflict; a refused
-// enqueue rolls the record back, so a corrected retry is not a replay.
-func (s *Driver) EnqueueWebhook(ctx context.Context, signature string, now, forgetBefore time.Time, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
-	var res spine.EnqueueResult
-	err := s.writeRegistered(ctx, true, func(w *writeTx) error {
-		if _, err := w.exec(ctx, qWebhookForget, sql.Named("before", micros(forgetBefore))); err != nil {
-			return fmt.Errorf("forget old webhook signatures: %w", translate(err))
-		}
-		out, err := w.exec(ctx, qWebhookSeen, sql.Named("signature", signature), sql.Named("now", micros(resolveNow(now))))
+// WebhookForget deletes the signatures seen before before.
+func (e *executor) WebhookForget(ctx context.Context, before time.Time) error {
+	return e.write(ctx, func(w *writeTx) error {
+		_, err := w.exec(ctx, qWebhookForget, sql.Named("before", micros(before)))
+		return translate(err)
+	})
+}
+
+// WebhookSeen records signature as seen at now; ok is false for a replay.
+// The one writer connection serializes duplicates.
+func (e *executor) WebhookSeen(ctx context.Context, signature string, now time.Time) (bool, error) {
+	var n int64
+	err := e.write(ctx, func(w *writeTx) error {
+		res, err := w.exec(ctx, qWebhookSeen, sql.Named("signature", signature), sql.Named("now", micros(resolveNow(now))))
 		if err != nil {
-			return fmt.Errorf("record webhook signature: %w", translate(err))
+			return translate(err)
 		}
-		if n, err := out.RowsAffected(); err != nil || n == 0 {
-			return fmt.Errorf("record webhook signature: %w: this signature was already used (replay)", spine.ErrConflict)
-		}
-		res, err = s.EnqueueActionTx(ctx, w.tx, r)
+		n, err = res.RowsAffected()
 		return err
 	})
-	if err != nil {
-		return spine.EnqueueResult{}, err
-	}
-	return res, nil
+	return n > 0, err
 }

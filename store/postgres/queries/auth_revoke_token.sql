@@ -1,14 +1,6 @@
--- RevokeToken: refuse a token from now on (its row stays for the record)
--- and end its open console sessions in the same statement, so no session
--- of a revoked token is left open. Answers how many tokens it revoked:
--- 0 when there is no live token with that id.
-WITH revoked AS (
-    UPDATE api_token SET revoked_at = coalesce(@now::timestamptz, now())
-    WHERE id = @id AND revoked_at IS NULL
-    RETURNING id, revoked_at
-), ended AS (
-    UPDATE console_session s SET ended_at = r.revoked_at
-    FROM revoked r
-    WHERE s.token_id = r.id AND s.ended_at IS NULL
-)
-SELECT count(*) FROM revoked
+-- AuthRevokeToken: refuse a token from now on; its row stays for the
+-- record. No row updated means no live token has that id. The core ends
+-- the token's console sessions (auth_end_sessions) in the same
+-- transaction.
+UPDATE api_token SET revoked_at = coalesce(@now::timestamptz, now())
+WHERE id = @id AND revoked_at IS NULL

@@ -1,4 +1,4 @@
--- TokenByID: the token with this id, revoked or not, so the audit
+-- AuthTokenByID: the token with this id, revoked or not, so the audit
 -- identity "token:<id>" of an old job still shows its token's label.
 SELECT id, token_hash, workspace, scopes, label, created_at, revoked_at
 FROM api_token

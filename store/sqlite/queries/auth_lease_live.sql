@@ -1,4 +1,4 @@
--- LeaseLive: whether a job is running under this claim token right now,
+-- AuthLeaseLive: whether a job is running under this claim token right now,
 -- so a WF_TOKEN of an ended (or earlier) claim is refused.
 SELECT EXISTS (
     SELECT 1 FROM job_queue

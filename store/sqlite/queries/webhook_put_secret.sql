@@ -1,4 +1,4 @@
--- PutWebhookSecret: create or rotate the webhook secret of an action that
+-- WebhookPutSecret: create or rotate the webhook secret of an action that
 -- exists in the catalog. No row written means no such action (the caller
 -- answers 404); the old secret stops working the moment this commits.
 INSERT INTO webhook_secret (workspace, app_key, action_key, secret, created_at)
