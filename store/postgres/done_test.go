@@ -57,7 +57,7 @@ func TestRetryAndCancelMarkDoNotWakeWaiters(t *testing.T) {
 	noWake(t, s, ch, "for a retried job")
 
 	c = claimOne(t, s, "default", out.ScheduledFor)
-	if _, err := s.Cancel(ctx, spine.CancelParams{Workspace: "ws", JobID: res.ID, By: "op"}); err != nil {
+	if err := s.Executor().CancelMark(ctx, spine.CancelParams{Workspace: "ws", JobID: res.ID, By: "op"}); err != nil {
 		t.Fatal(err)
 	}
 	noWake(t, s, ch, "for a cancel mark on a running job")

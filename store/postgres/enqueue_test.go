@@ -103,7 +103,7 @@ func TestQueryTimeoutBoundsAnOperation(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, err = s.Cancel(ctx, spine.CancelParams{Workspace: "ws", JobID: res.ID, By: "op"})
+	_, err = s.Executor().CancelLock(ctx, "ws", res.ID)
 	if err == nil {
 		t.Fatal("cancel behind a held lock succeeded")
 	}

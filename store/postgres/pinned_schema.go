@@ -1,11 +1,9 @@
 package postgres
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -66,18 +64,4 @@ func schemaArgs(args pgx.StrictNamedArgs, in, out json.RawMessage) {
 	args["input_schema_hash"], args["input_schema"] = schemaHash(in), jsonArg(in)
 	args["output_schema_hash"], args["output_schema"] = schemaHash(out), jsonArg(out)
 	args["schema_touch_ms"] = schemaTouch.Milliseconds()
-}
-
-// sweepSchemas deletes the job_schema rows no job can reference any more
-// (queries/sweep_schemas.sql) and returns how many.
-func (s *Driver) sweepSchemas(ctx context.Context) (int64, error) {
-	ctx, cancel := s.op(ctx)
-	defer cancel()
-	tag, err := s.pool.Exec(ctx, qSweepSchemas, pgx.StrictNamedArgs{
-		"grace_ms": schemaGrace.Milliseconds(), "schema_touch_ms": schemaTouch.Milliseconds(),
-	})
-	if err != nil {
-		return 0, fmt.Errorf("sweep pinned schemas: %w", translate(err))
-	}
-	return tag.RowsAffected(), nil
 }

@@ -230,8 +230,12 @@ func finish(t *testing.T, s *Driver, tag string, now time.Time) {
 // sweep sweeps every job finished before now plus a minute.
 func sweep(t *testing.T, s *Driver, now time.Time) {
 	t.Helper()
-	if _, err := s.Sweep(context.Background(), spine.SweepParams{Before: now.Add(time.Minute)}); err != nil {
+	ex := s.Executor()
+	if _, err := ex.Sweep(context.Background(), now.Add(time.Minute), 1000); err != nil {
 		t.Fatalf("sweep: %v", err)
+	}
+	if err := ex.SweepSchemas(context.Background()); err != nil {
+		t.Fatalf("sweep schemas: %v", err)
 	}
 }
 

@@ -27,7 +27,7 @@ var (
 	qRequeue              = mustQuery("requeue")
 	qCancelLock           = mustQuery("cancel_lock")
 	qCancelWaiting        = mustQuery("cancel_waiting")
-	qCancelRunning        = mustQuery("cancel_running")
+	qCancelMark           = mustQuery("cancel_mark")
 	qFinishedStatus       = mustQuery("finished_status")
 	qLiveStatus           = mustQuery("live_status")
 	qReopenLock           = mustQuery("reopen_lock")

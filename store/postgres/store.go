@@ -70,8 +70,6 @@ type Driver struct {
 	closed   bool
 }
 
-var _ spine.Store = (*Driver)(nil)
-
 // Open connects to the Postgres at url and, when opts.Schema is set,
 // creates that schema. It does not migrate: call Migrate.
 func Open(ctx context.Context, url string, opts Options) (*Driver, error) {

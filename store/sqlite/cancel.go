@@ -12,7 +12,8 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// unknownActor stands for a cancel or reopen whose caller gave no name.
+// unknownActor stands for an operator action whose caller gave no name
+// (requeue_job.go; the core defaults cancel and reopen itself).
 const unknownActor = "unknown"
 
 // jobState is where a job is, as job_state reads it.
@@ -51,40 +52,37 @@ func (w *writeTx) state(ctx context.Context, workspace string, id uuid.UUID) (jo
 	return st, nil
 }
 
-// Cancel finishes a waiting job canceled at once, or marks a running one
-// for its worker (invariant 6), and audits it. ErrConflict for a finished
-// job, ErrNotFound for an unknown one.
-func (s *Driver) Cancel(ctx context.Context, p spine.CancelParams) (spine.CancelOutcome, error) {
-	if p.By == "" {
-		p.By = unknownActor
-	}
+// lockStatus reads a job's status in the write transaction (job_state.sql):
+// the one writer connection is the lock, so it stays current until the
+// transaction ends. "" when the workspace has no such job.
+func (e *executor) lockStatus(ctx context.Context, workspace string, id uuid.UUID) (spine.Status, error) {
+	var status spine.Status
+	err := e.write(ctx, func(w *writeTx) error {
+		st, err := w.state(ctx, workspace, id)
+		if errors.Is(err, spine.ErrNotFound) {
+			return nil
+		}
+		status = st.Status()
+		return err
+	})
+	return status, err
+}
+
+// CancelLock reads the job's status on the writer (driver.LifecycleExecutor).
+func (e *executor) CancelLock(ctx context.Context, workspace string, id uuid.UUID) (spine.Status, error) {
+	return e.lockStatus(ctx, workspace, id)
+}
+
+// CancelWaiting moves a waiting job straight to job_completed, canceled,
+// with no start time, audits it and wakes its waiters after commit.
+func (e *executor) CancelWaiting(ctx context.Context, p spine.CancelParams) error {
 	now := resolveNow(p.Now)
-	var out spine.CancelOutcome
-	err := s.write(ctx, func(w *writeTx) error {
-		st, err := w.state(ctx, p.Workspace, p.JobID)
-		if err != nil {
-			return err
-		}
-		action, err := spine.CancelRule(st.Status())
-		if err != nil {
-			return err
-		}
-		out.Status = spine.StatusCanceled
-		if action == spine.CancelMark {
-			out.Status = spine.StatusRunning
-			err = w.markCanceled(ctx, p)
-		} else {
-			err = w.cancelWaiting(ctx, p, now)
-		}
-		if err != nil {
+	return e.write(ctx, func(w *writeTx) error {
+		if err := w.cancelWaiting(ctx, p, now); err != nil {
 			return err
 		}
 		return w.audit(ctx, p.JobID, p.Workspace, "cancel", p.By, p.Reason, now)
 	})
-	if err != nil {
-		return spine.CancelOutcome{}, fmt.Errorf("cancel job %s: %w", p.JobID, err)
-	}
-	return out, nil
 }
 
 // cancelWaiting moves a waiting job straight to job_completed, canceled,
@@ -118,13 +116,17 @@ func (w *writeTx) cancelWaiting(ctx context.Context, p spine.CancelParams, now t
 	return nil
 }
 
-// markCanceled sets the cancel mark on a running job, keeping a first mark.
-func (w *writeTx) markCanceled(ctx context.Context, p spine.CancelParams) error {
-	if _, err := w.exec(ctx, qCancelMark,
-		sql.Named("id", p.JobID), sql.Named("by", p.By), sql.Named("reason", p.Reason)); err != nil {
-		return fmt.Errorf("mark canceled: %w", err)
-	}
-	return nil
+// CancelMark sets the cancel mark on a running job, keeping a first mark
+// (cancel_mark.sql), and audits it.
+func (e *executor) CancelMark(ctx context.Context, p spine.CancelParams) error {
+	now := resolveNow(p.Now)
+	return e.write(ctx, func(w *writeTx) error {
+		if _, err := w.exec(ctx, qCancelMark,
+			sql.Named("id", p.JobID), sql.Named("by", p.By), sql.Named("reason", p.Reason)); err != nil {
+			return fmt.Errorf("mark canceled: %w", err)
+		}
+		return w.audit(ctx, p.JobID, p.Workspace, "cancel", p.By, p.Reason, now)
+	})
 }
 
 // audit records an operator action on a job.
@@ -137,24 +139,25 @@ func (w *writeTx) audit(ctx context.Context, id uuid.UUID, workspace, action, ac
 	return nil
 }
 
-// Reopen puts a failed job (a canceled one with Force) back in the queue
-// with the same id and pin, attempt 1, failure info cleared, and audits it
-// (invariant 7).
-func (s *Driver) Reopen(ctx context.Context, p spine.ReopenParams) error {
-	if p.By == "" {
-		p.By = unknownActor
-	}
+// ReopenLock reads the job's status on the writer (driver.LifecycleExecutor).
+func (e *executor) ReopenLock(ctx context.Context, workspace string, id uuid.UUID) (spine.Status, error) {
+	return e.lockStatus(ctx, workspace, id)
+}
+
+// Reopen removes the job's completed row (guarded on the status it was
+// read with), inserts a fresh waiting queue row from the job row, audits
+// it and wakes the tag after commit.
+func (e *executor) Reopen(ctx context.Context, p spine.ReopenParams) error {
 	now := resolveNow(p.Now)
-	err := s.write(ctx, func(w *writeTx) error {
+	return e.write(ctx, func(w *writeTx) error {
 		st, err := w.state(ctx, p.Workspace, p.JobID)
+		if errors.Is(err, spine.ErrNotFound) {
+			return fmt.Errorf("%w: the job's pinned record is missing", spine.ErrNotFound)
+		}
 		if err != nil {
 			return err
 		}
-		status := st.Status()
-		if err := spine.ReopenRule(status, p.Force); err != nil {
-			return err
-		}
-		res, err := w.exec(ctx, qReopenDelete, sql.Named("id", p.JobID), sql.Named("status", string(status)))
+		res, err := w.exec(ctx, qReopenDelete, sql.Named("id", p.JobID), sql.Named("status", string(st.Status())))
 		if err != nil {
 			return fmt.Errorf("remove completed row: %w", err)
 		}
@@ -170,8 +173,4 @@ func (s *Driver) Reopen(ctx context.Context, p spine.ReopenParams) error {
 		w.wake(st.tag)
 		return w.audit(ctx, p.JobID, p.Workspace, "reopen", p.By, p.Reason, now)
 	})
-	if err != nil {
-		return fmt.Errorf("reopen job %s: %w", p.JobID, err)
-	}
-	return nil
 }

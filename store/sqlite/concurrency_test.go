@@ -46,7 +46,7 @@ func TestConcurrentClaimCompleteNoBusy(t *testing.T) {
 				return
 			default:
 			}
-			if _, err := s.Health(ctx); err != nil {
+			if _, err := s.Executor().Health(ctx); err != nil {
 				errs <- fmt.Errorf("health: %w", err)
 				return
 			}

@@ -41,7 +41,7 @@ const (
 	qCancelMark           query = "cancel_mark"
 	qAuditInsert          query = "audit_insert"
 	qReopenDelete         query = "reopen_delete"
-	qReapCandidates       query = "reap_candidates"
+	qReapLock             query = "reap_lock"
 	qReapRequeue          query = "reap_requeue"
 	qReapFinish           query = "reap_finish"
 	qReapDelete           query = "reap_delete"
@@ -80,7 +80,7 @@ var (
 		qFinish, qFinishInsert, qRuntimeDelete, qRuntimeDeleteMany,
 		qFailRead, qFailRetry, qRelease,
 		qJobState, qCancelWaiting, qCancelMark, qAuditInsert, qReopenDelete,
-		qReapCandidates, qReapRequeue, qReapFinish, qReapDelete,
+		qReapLock, qReapRequeue, qReapFinish, qReapDelete,
 		qSweep, qSweepJob, qSweepLogs, qSweepAudit,
 		qSetZombieTimeout, qAppendLog,
 		qSchemaUsedAt, qSchemaInsert, qSchemaTouch, qSweepSchemas,

@@ -133,35 +133,3 @@ func (s *Driver) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry
 	}
 	return entries, nil
 }
-
-// Health reads the queue_health view, by workspace and tag.
-func (s *Driver) Health(ctx context.Context) ([]spine.TagHealth, error) {
-	rows, err := s.readerQuery(ctx, qHealth)
-	if err != nil {
-		return nil, fmt.Errorf("queue health: %w", err)
-	}
-	hs, err := collect(rows, func(rows *sql.Rows) (spine.TagHealth, error) {
-		var h spine.TagHealth
-		var oldest float64
-		err := rows.Scan(&h.Workspace, &h.Tag, &h.Waiting, &h.Scheduled, &h.Running, &h.Failed24h,
-			&h.ExpiredHeartbeats, &oldest, &h.MaxAttempt, &h.MaxRestarts)
-		h.OldestWaitingAge = time.Duration(oldest * float64(time.Second))
-		return h, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("queue health: %w", err)
-	}
-	return hs, nil
-}
-
-// SetZombieTimeout records the zombie timeout queue_health counts expired
-// heartbeats with.
-func (s *Driver) SetZombieTimeout(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return fmt.Errorf("set zombie timeout: %w: %v is not positive", spine.ErrInvalid, d)
-	}
-	if _, err := s.writerExec(ctx, qSetZombieTimeout, sql.Named("ms", durationMS(d))); err != nil {
-		return fmt.Errorf("set zombie timeout: %w", err)
-	}
-	return nil
-}

@@ -65,8 +65,6 @@ type Driver struct {
 	closeOnce sync.Once
 }
 
-var _ spine.Store = (*Driver)(nil)
-
 // Open opens (creating it and its directory when missing) the SQLite
 // database at path. It does not migrate: call Migrate.
 func Open(ctx context.Context, path string, opts Options) (*Driver, error) {

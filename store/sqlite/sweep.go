@@ -9,41 +9,17 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// defaultSweepBatch bounds one retention batch when the caller gives none.
-const defaultSweepBatch = 1000
-
-// Sweep deletes finished jobs completed before p.Before (invariant 8): their
-// job_completed, job, job_logs and job_audit rows, p.BatchSize jobs per
-// transaction so the writer is never held long, until a batch comes back
-// short, and then the pinned schemas no job can reference any more. Only
-// job_completed picks the jobs, so queued and running jobs are never
-// touched.
-func (s *Driver) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
-	if p.BatchSize <= 0 {
-		p.BatchSize = defaultSweepBatch
-	}
-	before := micros(p.Before)
-	total := 0
-	for {
-		var n int
-		err := s.write(ctx, func(w *writeTx) error {
-			var werr error
-			n, werr = w.sweepBatch(ctx, before, p.BatchSize)
-			return werr
-		})
-		if err != nil {
-			return total, fmt.Errorf("sweep unreferenced schemas: %w", err)
-		}
-		total += n
-		if n < p.BatchSize {
-			break
-		}
-	}
-	err := s.write(ctx, func(w *writeTx) error { return w.sweepSchemas(ctx, time.Now()) })
-	if err != nil {
-		return total, fmt.Errorf("sweep unreferenced schemas: %w", err)
-	}
-	return total, nil
+// Sweep deletes one batch of finished jobs (sweep.sql), then their job,
+// job_logs and job_audit rows, in one write transaction (on the pool: one
+// of its own, so the writer is never held long).
+func (e *executor) Sweep(ctx context.Context, before time.Time, limit int) (int, error) {
+	var n int
+	err := e.write(ctx, func(w *writeTx) error {
+		var werr error
+		n, werr = w.sweepBatch(ctx, micros(before), limit)
+		return werr
+	})
+	return n, err
 }
 
 func (w *writeTx) sweepBatch(ctx context.Context, before int64, batch int) (int, error) {
@@ -65,4 +41,35 @@ func (w *writeTx) sweepBatch(ctx context.Context, before int64, batch int) (int,
 		}
 	}
 	return len(ids), nil
+}
+
+// SweepSchemas deletes the job_schema rows no job can reference any more
+// (sweep_schemas.sql).
+func (e *executor) SweepSchemas(ctx context.Context) error {
+	return e.write(ctx, func(w *writeTx) error { return w.sweepSchemas(ctx, time.Now()) })
+}
+
+// Health reads the queue_health view (health.sql), on the reader pool.
+func (e *executor) Health(ctx context.Context) ([]spine.TagHealth, error) {
+	rows, err := e.read(ctx, qHealth)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(rows *sql.Rows) (spine.TagHealth, error) {
+		var h spine.TagHealth
+		var oldest float64
+		err := rows.Scan(&h.Workspace, &h.Tag, &h.Waiting, &h.Scheduled, &h.Running, &h.Failed24h,
+			&h.ExpiredHeartbeats, &oldest, &h.MaxAttempt, &h.MaxRestarts)
+		h.OldestWaitingAge = time.Duration(oldest * float64(time.Second))
+		return h, err
+	})
+}
+
+// SetZombieTimeout records the zombie timeout in spine_setting
+// (set_zombie_timeout.sql).
+func (e *executor) SetZombieTimeout(ctx context.Context, d time.Duration) error {
+	return e.write(ctx, func(w *writeTx) error {
+		_, err := w.exec(ctx, qSetZombieTimeout, sql.Named("ms", durationMS(d)))
+		return err
+	})
 }

@@ -1,4 +1,4 @@
--- CancelRunning marks a running job for its worker, who sees the mark on
+-- CancelMark marks a running job for its worker, who sees the mark on
 -- its next heartbeat (invariant 6). The first mark is kept: a second cancel
 -- does not rewrite who asked first and why. Audited in the same statement.
 WITH marked AS (

@@ -1,4 +1,4 @@
--- Running jobs whose worker stopped heartbeating (invariant 4): no ping,
+-- ReapLock: running jobs whose worker stopped heartbeating (invariant 4): no ping,
 -- or a ping older than :cutoff, with what spine.ReapRule decides from (the
 -- worker, the restarts, the cancel mark, the last ping). The writes that
 -- follow repeat this guard with the claim token read here; they never act
