@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -30,53 +29,43 @@ var (
 	qCatalogResolveAction = mustQuery("catalog_resolve")
 )
 
-var _ catalog.Store = (*Driver)(nil)
-
-// PutSource creates a source or updates its URL and branch.
-func (s *Driver) PutSource(ctx context.Context, src catalog.Source) error {
-	ctx, cancel := s.op(ctx)
+// CatalogPutSource creates a source or updates its URL and branch
+// (driver.CatalogExecutor).
+func (e *executor) CatalogPutSource(ctx context.Context, src catalog.Source) error {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := s.pool.Exec(ctx, qCatalogPutSource, pgx.StrictNamedArgs{
+	_, err := e.q.Exec(ctx, qCatalogPutSource, pgx.StrictNamedArgs{
 		"workspace": src.Workspace, "id": src.ID, "url": src.URL, "branch": src.Branch,
 		"now": timeArg(src.CreatedAt),
 	})
-	if err != nil {
-		return fmt.Errorf("put source %s/%s: %w", src.Workspace, src.ID, translate(err))
-	}
-	return nil
+	return translate(err)
 }
 
-// GetSource returns one source; catalog.ErrNotFound when missing.
-func (s *Driver) GetSource(ctx context.Context, workspace, id string) (catalog.Source, error) {
-	ctx, cancel := s.op(ctx)
+// CatalogGetSource reads one source (driver.CatalogExecutor).
+func (e *executor) CatalogGetSource(ctx context.Context, workspace, id string) (catalog.Source, error) {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, qCatalogGetSource, pgx.StrictNamedArgs{"workspace": workspace, "id": id})
+	rows, err := e.q.Query(ctx, qCatalogGetSource, pgx.StrictNamedArgs{"workspace": workspace, "id": id})
 	if err != nil {
-		return catalog.Source{}, fmt.Errorf("get source %s/%s: %w", workspace, id, err)
+		return catalog.Source{}, err
 	}
 	src, err := pgx.CollectExactlyOneRow(rows, scanSource)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return catalog.Source{}, fmt.Errorf("%w: source %q in workspace %q", catalog.ErrNotFound, id, workspace)
+		return catalog.Source{}, catalog.ErrNotFound
 	}
-	if err != nil {
-		return catalog.Source{}, fmt.Errorf("get source %s/%s: %w", workspace, id, err)
-	}
-	return src, nil
+	return src, err
 }
 
-// ListSources returns the sources of a workspace, or all when it is "".
-func (s *Driver) ListSources(ctx context.Context, workspace string) ([]catalog.Source, error) {
-	ctx, cancel := s.op(ctx)
+// CatalogListSources reads the sources of a workspace, or all when it is
+// "" (driver.CatalogExecutor).
+func (e *executor) CatalogListSources(ctx context.Context, workspace string) ([]catalog.Source, error) {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, qCatalogListSources, pgx.StrictNamedArgs{"workspace": workspace})
+	rows, err := e.q.Query(ctx, qCatalogListSources, pgx.StrictNamedArgs{"workspace": workspace})
 	if err != nil {
-		return nil, fmt.Errorf("list sources: %w", err)
+		return nil, err
 	}
-	srcs, err := pgx.CollectRows(rows, scanSource)
-	if err != nil {
-		return nil, fmt.Errorf("list sources: %w", err)
-	}
-	return srcs, nil
+	return pgx.CollectRows(rows, scanSource)
 }
 
 func scanSource(row pgx.CollectableRow) (catalog.Source, error) {
@@ -88,42 +77,43 @@ func scanSource(row pgx.CollectableRow) (catalog.Source, error) {
 	return src, err
 }
 
-// RecordSyncError records why the last sync failed.
-func (s *Driver) RecordSyncError(ctx context.Context, workspace, id, message string) error {
-	ctx, cancel := s.op(ctx)
+// CatalogSyncError records why the last sync failed (driver.CatalogExecutor).
+func (e *executor) CatalogSyncError(ctx context.Context, workspace, id, message string, now time.Time) error {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	tag, err := s.pool.Exec(ctx, qCatalogSyncError, pgx.StrictNamedArgs{
-		"workspace": workspace, "id": id, "error": message, "now": nil,
+	tag, err := e.q.Exec(ctx, qCatalogSyncError, pgx.StrictNamedArgs{
+		"workspace": workspace, "id": id, "error": message, "now": timeArg(now),
 	})
 	if err != nil {
-		return fmt.Errorf("record sync error of %s/%s: %w", workspace, id, translate(err))
+		return translate(err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("%w: source %q in workspace %q", catalog.ErrNotFound, id, workspace)
+		return catalog.ErrNotFound
 	}
 	return nil
 }
 
-// LockSource takes a session advisory lock for the source on a connection
-// of its own, held until unlock: syncs of one source on many servers run
-// one after the other. Only ctx bounds the wait.
-func (s *Driver) LockSource(ctx context.Context, workspace, id string) (func(), error) {
-	conn, err := s.pool.Acquire(ctx)
+// CatalogLockSource takes a session advisory lock for the source on a
+// connection of its own, held until unlock: syncs of one source on many
+// servers run one after the other. Only ctx bounds the wait
+// (driver.CatalogExecutor).
+func (e *executor) CatalogLockSource(ctx context.Context, workspace, id string) (func(), error) {
+	conn, err := e.d.pool.Acquire(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("lock source %s/%s: %w", workspace, id, err)
+		return nil, err
 	}
 	args := pgx.StrictNamedArgs{"workspace": workspace, "id": id}
 	if _, err := conn.Exec(ctx, qCatalogLockSource, args); err != nil {
 		conn.Release()
-		return nil, fmt.Errorf("lock source %s/%s: %w", workspace, id, err)
+		return nil, err
 	}
 	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+		ctx, cancel := context.WithTimeout(context.Background(), e.d.timeout)
 		defer cancel()
 		if _, err := conn.Exec(ctx, qCatalogUnlockSource, args); err != nil {
 			// A connection that still holds the lock must not go back to
 			// the pool; closing it ends the session and the lock.
-			s.log.Warn("unlock source failed; closing its connection", "source", workspace+"/"+id, "err", err)
+			e.d.log.Warn("unlock source failed; closing its connection", "source", workspace+"/"+id, "err", err)
 			_ = conn.Conn().Close(ctx)
 		}
 		conn.Release()

@@ -3,42 +3,63 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/windforce/windforce/catalog"
-	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver"
 )
 
-// ApplySync replaces the source's apps and actions in one transaction,
-// under the source row's lock.
-func (s *Driver) ApplySync(ctx context.Context, p catalog.SyncParams) error {
-	ctx, cancel := s.op(ctx)
+// CatalogApplyLock locks the source's row until the transaction ends, so
+// applies of one source are serialized, and proves the source exists
+// (driver.CatalogExecutor).
+func (e *executor) CatalogApplyLock(ctx context.Context, workspace, id string) error {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	err := s.inTx(ctx, func(tx pgx.Tx) error { return applySync(ctx, tx, p) })
-	if err != nil {
-		return fmt.Errorf("apply sync of %s/%s at %s: %w", p.Workspace, p.SourceID, p.Commit, err)
+	var got string
+	err := e.q.QueryRow(ctx, qCatalogApplyLock, pgx.StrictNamedArgs{"workspace": workspace, "id": id}).Scan(&got)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return catalog.ErrNotFound
 	}
-	return nil
+	return err
 }
 
-func applySync(ctx context.Context, tx pgx.Tx, p catalog.SyncParams) error {
-	src := pgx.StrictNamedArgs{"workspace": p.Workspace, "id": p.SourceID}
-	var id string
-	if err := tx.QueryRow(ctx, qCatalogApplyLock, src).Scan(&id); errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("%w: source %q in workspace %q", catalog.ErrNotFound, p.SourceID, p.Workspace)
-	} else if err != nil {
-		return fmt.Errorf("lock source: %w", err)
+// CatalogAppOwners returns those of keys another source of the workspace
+// provides (driver.CatalogExecutor).
+func (e *executor) CatalogAppOwners(ctx context.Context, workspace, sourceID string, keys []string) ([]driver.CatalogAppOwner, error) {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	rows, err := e.q.Query(ctx, qCatalogAppOwners, pgx.StrictNamedArgs{
+		"workspace": workspace, "keys": keys, "source_id": sourceID,
+	})
+	if err != nil {
+		return nil, err
 	}
-	if err := checkOwners(ctx, tx, p); err != nil {
-		return err
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.CatalogAppOwner, error) {
+		var o driver.CatalogAppOwner
+		err := r.Scan(&o.AppKey, &o.SourceID)
+		return o, err
+	})
+}
+
+// CatalogDeleteApps deletes the source's apps; their actions cascade
+// (driver.CatalogExecutor).
+func (e *executor) CatalogDeleteApps(ctx context.Context, workspace, sourceID string) error {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	_, err := e.q.Exec(ctx, qCatalogDeleteApps, pgx.StrictNamedArgs{"workspace": workspace, "source_id": sourceID})
+	return translate(err)
+}
+
+// CatalogInsertApps inserts the commit's apps and actions in one batch
+// (driver.CatalogExecutor).
+func (e *executor) CatalogInsertApps(ctx context.Context, p catalog.SyncParams) error {
+	if len(p.Apps) == 0 {
+		return nil
 	}
-	if _, err := tx.Exec(ctx, qCatalogDeleteApps, pgx.StrictNamedArgs{"workspace": p.Workspace, "source_id": p.SourceID}); err != nil {
-		return fmt.Errorf("delete old apps: %w", err)
-	}
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
 	batch := &pgx.Batch{}
 	for _, app := range p.Apps {
 		batch.Queue(qCatalogInsertApp, appArgs(p, app))
@@ -46,39 +67,24 @@ func applySync(ctx context.Context, tx pgx.Tx, p catalog.SyncParams) error {
 			batch.Queue(qCatalogInsertAction, actionArgs(p.Workspace, app.Key, a))
 		}
 	}
-	batch.Queue(qCatalogSourceSynced, pgx.StrictNamedArgs{
-		"workspace": p.Workspace, "id": p.SourceID, "commit_sha": p.Commit, "now": timeArg(p.Now),
-	})
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("write apps: %w", translate(err))
+	var br pgx.BatchResults
+	if e.tx != nil {
+		br = e.tx.SendBatch(ctx, batch)
+	} else {
+		br = e.d.pool.SendBatch(ctx, batch)
 	}
-	return nil
+	return translate(br.Close())
 }
 
-// checkOwners refuses app keys another source of the workspace provides.
-func checkOwners(ctx context.Context, tx pgx.Tx, p catalog.SyncParams) error {
-	keys := make([]string, len(p.Apps))
-	for i, a := range p.Apps {
-		keys[i] = a.Key
-	}
-	rows, err := tx.Query(ctx, qCatalogAppOwners, pgx.StrictNamedArgs{
-		"workspace": p.Workspace, "keys": keys, "source_id": p.SourceID,
+// CatalogSourceSynced records the source's new commit and clears its
+// error (driver.CatalogExecutor).
+func (e *executor) CatalogSourceSynced(ctx context.Context, workspace, id, commit string, now time.Time) error {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	_, err := e.q.Exec(ctx, qCatalogSourceSynced, pgx.StrictNamedArgs{
+		"workspace": workspace, "id": id, "commit_sha": commit, "now": timeArg(now),
 	})
-	if err != nil {
-		return fmt.Errorf("check app owners: %w", err)
-	}
-	owned, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
-		var app, owner string
-		err := r.Scan(&app, &owner)
-		return fmt.Sprintf("app %q belongs to source %q", app, owner), err
-	})
-	if err != nil {
-		return fmt.Errorf("check app owners: %w", err)
-	}
-	if len(owned) > 0 {
-		return fmt.Errorf("%w: %s", catalog.ErrConflict, strings.Join(owned, "; "))
-	}
-	return nil
+	return translate(err)
 }
 
 func appArgs(p catalog.SyncParams, app catalog.App) pgx.StrictNamedArgs {
@@ -93,94 +99,58 @@ func appArgs(p catalog.SyncParams, app catalog.App) pgx.StrictNamedArgs {
 }
 
 func actionArgs(workspace, appKey string, a catalog.Action) pgx.StrictNamedArgs {
-	args := pgx.StrictNamedArgs{
+	o := catalog.OverridesOf(a)
+	return pgx.StrictNamedArgs{
 		"workspace": workspace, "app_key": appKey, "action_key": a.Key,
 		"input_schema": jsonArg(a.InputSchema), "output_schema": jsonArg(a.OutputSchema),
-		"timeout_ms": nil, "tag": nil, "max_attempts": nil, "backoff_ms": nil, "backoff_factor": nil,
+		"timeout_ms": o.TimeoutMS, "tag": o.Tag, "max_attempts": o.MaxAttempts,
+		"backoff_ms": o.BackoffMS, "backoff_factor": o.BackoffFactor,
+		"limit_memory": o.LimitMemory, "limit_pids": o.LimitPids, "limit_cpu": o.LimitCPU,
 	}
-	args["limit_memory"], args["limit_pids"], args["limit_cpu"] = a.Limits.Columns()
-	if a.Timeout > 0 {
-		args["timeout_ms"] = a.Timeout.Milliseconds()
-	}
-	if a.Tag != "" {
-		args["tag"] = a.Tag
-	}
-	if r := a.Retry; r != nil {
-		args["max_attempts"], args["backoff_ms"], args["backoff_factor"] = r.MaxAttempts, r.Backoff.Milliseconds(), r.Factor
-	}
-	return args
 }
 
-// ListApps returns a workspace's apps with their actions.
-func (s *Driver) ListApps(ctx context.Context, workspace string) ([]catalog.App, error) {
-	ctx, cancel := s.op(ctx)
+// CatalogListApps reads apps and then their actions in one snapshot (a
+// repeatable-read transaction on the pool), so a sync between the two
+// reads cannot pair one commit's apps with another's actions. Inside a
+// transaction both reads go through it (driver.CatalogExecutor).
+func (e *executor) CatalogListApps(ctx context.Context, workspace, appKey string) ([]catalog.App, []driver.CatalogActionRow, error) {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	apps, err := s.readApps(ctx, workspace, "")
-	if err != nil {
-		return nil, fmt.Errorf("list apps of %s: %w", workspace, err)
+	q := e.q
+	if e.tx == nil {
+		tx, err := e.d.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+		if err != nil {
+			return nil, nil, translate(err)
+		}
+		defer tx.Rollback(ctx) //nolint:errcheck // read-only
+		q = tx
 	}
-	return apps, nil
-}
-
-// GetApp returns one app with its actions; catalog.ErrNotFound if missing.
-func (s *Driver) GetApp(ctx context.Context, workspace, key string) (catalog.App, error) {
-	ctx, cancel := s.op(ctx)
-	defer cancel()
-	if key == "" {
-		return catalog.App{}, catalog.NotFound(workspace, key, "")
-	}
-	apps, err := s.readApps(ctx, workspace, key)
-	if err != nil {
-		return catalog.App{}, fmt.Errorf("get app %s/%s: %w", workspace, key, err)
-	}
-	if len(apps) == 0 {
-		return catalog.App{}, catalog.NotFound(workspace, key, "")
-	}
-	return apps[0], nil
-}
-
-// readApps reads apps and then their actions in one snapshot (a
-// repeatable-read transaction), so a sync between the two reads cannot
-// pair one commit's apps with another's actions.
-func (s *Driver) readApps(ctx context.Context, workspace, appKey string) ([]catalog.App, error) {
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck // read-only
 	args := pgx.StrictNamedArgs{"workspace": workspace, "app_key": appKey}
-	rows, err := tx.Query(ctx, qCatalogListApps, args)
+	rows, err := q.Query(ctx, qCatalogListApps, args)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	apps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.App, error) { return scanApp(r) })
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	index := map[string]int{}
-	for i, a := range apps {
-		index[a.Key] = i
-	}
-	rows, err = tx.Query(ctx, qCatalogListActions, args)
+	rows, err = q.Query(ctx, qCatalogListActions, args)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	_, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (struct{}, error) {
-		var appKey string
-		var a catalog.Action
-		var o overrides
-		if err := r.Scan(&appKey, &a.Key, &a.InputSchema, &a.OutputSchema,
-			&o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor,
-			&o.limits.memory, &o.limits.pids, &o.limits.cpu); err != nil {
-			return struct{}{}, err
+	actions, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.CatalogActionRow, error) {
+		var row driver.CatalogActionRow
+		var o catalog.Overrides
+		if err := r.Scan(append([]any{&row.AppKey, &row.Action.Key}, actionDest(&row.Action, &o)...)...); err != nil {
+			return row, err
 		}
-		o.apply(&a)
-		if i, ok := index[appKey]; ok {
-			apps[i].Actions = append(apps[i].Actions, a)
-		}
-		return struct{}{}, nil
+		applyAction(&row.Action, o)
+		return row, nil
 	})
-	return apps, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return apps, actions, nil
 }
 
 // scanApp reads the 15 app columns of catalog_list_apps and catalog_resolve.
@@ -200,25 +170,17 @@ func scanApp(r pgx.Row, more ...any) (catalog.App, error) {
 	return a, nil
 }
 
-// overrides are an action's nullable override columns.
-type overrides struct {
-	timeoutMS, backoffMS *int64
-	tag                  *string
-	maxAttempts          *int
-	factor               *float64
-	limits               limitCols
+// actionDest are the scan targets of an action's schema and override
+// columns, in the order catalog_list_actions and catalog_resolve give them.
+func actionDest(a *catalog.Action, o *catalog.Overrides) []any {
+	return []any{&a.InputSchema, &a.OutputSchema,
+		&o.TimeoutMS, &o.Tag, &o.MaxAttempts, &o.BackoffMS, &o.BackoffFactor,
+		&o.LimitMemory, &o.LimitPids, &o.LimitCPU}
 }
 
-func (o overrides) apply(a *catalog.Action) {
+// applyAction finishes a scanned action: the catalog's override rule, and
+// the schemas compacted (jsonb re-spaces them) as SQLite keeps them.
+func applyAction(a *catalog.Action, o catalog.Overrides) {
 	a.InputSchema, a.OutputSchema = compactJSON(a.InputSchema), compactJSON(a.OutputSchema)
-	if o.timeoutMS != nil {
-		a.Timeout = time.Duration(*o.timeoutMS) * time.Millisecond
-	}
-	if o.tag != nil {
-		a.Tag = *o.tag
-	}
-	if o.maxAttempts != nil && o.backoffMS != nil && o.factor != nil {
-		a.Retry = &spine.RetryPolicy{MaxAttempts: *o.maxAttempts, Backoff: time.Duration(*o.backoffMS) * time.Millisecond, Factor: *o.factor}
-	}
-	a.Limits = o.limits.limits()
+	o.Apply(a)
 }

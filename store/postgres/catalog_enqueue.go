@@ -50,11 +50,11 @@ func resolveAction(ctx context.Context, q querier, r catalog.EnqueueRequest) (ca
 	}
 	var actionKey *string
 	var a catalog.Action
-	var o overrides
+	var o catalog.Overrides
 	app, err := scanApp(q.QueryRow(ctx, qCatalogResolveAction, pgx.StrictNamedArgs{
 		"workspace": r.Workspace, "app_key": r.App, "action_key": r.Action,
-	}), &actionKey, &a.InputSchema, &a.OutputSchema, &o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor,
-		&o.limits.memory, &o.limits.pids, &o.limits.cpu)
+	}), &actionKey, &a.InputSchema, &a.OutputSchema, &o.TimeoutMS, &o.Tag, &o.MaxAttempts, &o.BackoffMS, &o.BackoffFactor,
+		&o.LimitMemory, &o.LimitPids, &o.LimitCPU)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return app, a, fmt.Errorf("enqueue: %w", catalog.NotFound(r.Workspace, r.App, ""))
 	}
@@ -65,7 +65,7 @@ func resolveAction(ctx context.Context, q querier, r catalog.EnqueueRequest) (ca
 		return app, a, fmt.Errorf("enqueue: %w", catalog.NotFound(r.Workspace, r.App, r.Action))
 	}
 	a.Key = *actionKey
-	o.apply(&a)
+	applyAction(&a, o)
 	return app, a, nil
 }
 

@@ -3,81 +3,77 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/windforce/windforce/catalog"
-	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver"
 )
 
-// ApplySync replaces the source's apps and actions in one transaction on
-// the one writer.
-func (s *Driver) ApplySync(ctx context.Context, p catalog.SyncParams) error {
-	err := s.write(ctx, func(w *writeTx) error { return w.applySync(ctx, p) })
-	if err != nil {
-		return fmt.Errorf("apply sync of %s/%s at %s: %w", p.Workspace, p.SourceID, p.Commit, err)
-	}
-	return nil
-}
-
-func (w *writeTx) applySync(ctx context.Context, p catalog.SyncParams) error {
-	ws, src := sql.Named("workspace", p.Workspace), sql.Named("source_id", p.SourceID)
-	var id string
-	if err := w.queryRow(ctx, qCatalogSourceExists, ws, sql.Named("id", p.SourceID)).Scan(&id); errNoRows(err) {
-		return fmt.Errorf("%w: source %q in workspace %q", catalog.ErrNotFound, p.SourceID, p.Workspace)
-	} else if err != nil {
-		return fmt.Errorf("read source: %w", err)
-	}
-	if err := w.checkOwners(ctx, p); err != nil {
-		return err
-	}
-	if _, err := w.exec(ctx, qCatalogDeleteActions, ws, src); err != nil {
-		return fmt.Errorf("delete old actions: %w", err)
-	}
-	if _, err := w.exec(ctx, qCatalogDeleteApps, ws, src); err != nil {
-		return fmt.Errorf("delete old apps: %w", err)
-	}
-	now := micros(resolveNow(p.Now))
-	for _, app := range p.Apps {
-		if err := w.insertApp(ctx, p, app, now); err != nil {
-			return err
+// CatalogApplyLock proves the source exists; the one writer already
+// serializes applies (driver.CatalogExecutor).
+func (e *executor) CatalogApplyLock(ctx context.Context, workspace, id string) error {
+	return e.write(ctx, func(w *writeTx) error {
+		var got string
+		err := w.queryRow(ctx, qCatalogApplyLock, sql.Named("workspace", workspace), sql.Named("id", id)).Scan(&got)
+		if errNoRows(err) {
+			return catalog.ErrNotFound
 		}
-	}
-	if _, err := w.exec(ctx, qCatalogSourceSynced, ws, sql.Named("id", p.SourceID),
-		sql.Named("commit_sha", p.Commit), sql.Named("now", now)); err != nil {
-		return fmt.Errorf("record commit: %w", translate(err))
-	}
-	return nil
+		return err
+	})
 }
 
-// checkOwners refuses app keys another source of the workspace provides.
-func (w *writeTx) checkOwners(ctx context.Context, p catalog.SyncParams) error {
-	keys := make([]string, len(p.Apps))
-	for i, a := range p.Apps {
-		keys[i] = a.Key
-	}
+// CatalogAppOwners returns those of keys another source of the workspace
+// provides (driver.CatalogExecutor).
+func (e *executor) CatalogAppOwners(ctx context.Context, workspace, sourceID string, keys []string) ([]driver.CatalogAppOwner, error) {
 	keysJSON, err := stringsJSON(keys)
 	if err != nil {
+		return nil, err
+	}
+	var owners []driver.CatalogAppOwner
+	err = e.write(ctx, func(w *writeTx) error {
+		rows, err := w.query(ctx, qCatalogAppOwners, sql.Named("workspace", workspace),
+			sql.Named("source_id", sourceID), sql.Named("keys", keysJSON))
+		if err != nil {
+			return err
+		}
+		owners, err = collect(rows, func(r *sql.Rows) (driver.CatalogAppOwner, error) {
+			var o driver.CatalogAppOwner
+			err := r.Scan(&o.AppKey, &o.SourceID)
+			return o, err
+		})
 		return err
-	}
-	rows, err := w.query(ctx, qCatalogAppOwners, sql.Named("workspace", p.Workspace),
-		sql.Named("source_id", p.SourceID), sql.Named("keys", keysJSON))
-	if err != nil {
-		return fmt.Errorf("check app owners: %w", err)
-	}
-	owned, err := collect(rows, func(r *sql.Rows) (string, error) {
-		var app, owner string
-		err := r.Scan(&app, &owner)
-		return fmt.Sprintf("app %q belongs to source %q", app, owner), err
 	})
-	if err != nil {
-		return fmt.Errorf("check app owners: %w", err)
+	return owners, err
+}
+
+// CatalogDeleteApps deletes the source's actions, then its apps (SQLite
+// has no cascade here) (driver.CatalogExecutor).
+func (e *executor) CatalogDeleteApps(ctx context.Context, workspace, sourceID string) error {
+	return e.write(ctx, func(w *writeTx) error {
+		ws, src := sql.Named("workspace", workspace), sql.Named("source_id", sourceID)
+		if _, err := w.exec(ctx, qCatalogDeleteActions, ws, src); err != nil {
+			return translate(err)
+		}
+		_, err := w.exec(ctx, qCatalogDeleteApps, ws, src)
+		return translate(err)
+	})
+}
+
+// CatalogInsertApps inserts the commit's apps and actions, one statement
+// each on the writer (driver.CatalogExecutor).
+func (e *executor) CatalogInsertApps(ctx context.Context, p catalog.SyncParams) error {
+	if len(p.Apps) == 0 {
+		return nil
 	}
-	if len(owned) > 0 {
-		return fmt.Errorf("%w: %s", catalog.ErrConflict, strings.Join(owned, "; "))
-	}
-	return nil
+	now := micros(resolveNow(p.Now))
+	return e.write(ctx, func(w *writeTx) error {
+		for _, app := range p.Apps {
+			if err := w.insertApp(ctx, p, app, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func (w *writeTx) insertApp(ctx context.Context, p catalog.SyncParams, app catalog.App, now int64) error {
@@ -89,94 +85,75 @@ func (w *writeTx) insertApp(ctx context.Context, p catalog.SyncParams, app catal
 		sql.Named("max_attempts", app.Retry.MaxAttempts), sql.Named("backoff_ms", durationMS(app.Retry.Backoff)),
 		sql.Named("backoff_factor", app.Retry.Factor), sql.Named("now", now),
 	}, limitArgs(app.Limits)...)...); err != nil {
-		return fmt.Errorf("insert app %s: %w", app.Key, translate(err))
+		return translate(err)
 	}
 	for _, a := range app.Actions {
-		var timeout, maxAttempts, backoff, factor any
-		if a.Timeout > 0 {
-			timeout = durationMS(a.Timeout)
-		}
-		if r := a.Retry; r != nil {
-			maxAttempts, backoff, factor = r.MaxAttempts, durationMS(r.Backoff), r.Factor
-		}
-		if _, err := w.exec(ctx, qCatalogInsertAction, append([]any{
+		o := catalog.OverridesOf(a)
+		if _, err := w.exec(ctx, qCatalogInsertAction,
 			sql.Named("workspace", p.Workspace), sql.Named("app_key", app.Key), sql.Named("action_key", a.Key),
 			sql.Named("input_schema", jsonArg(a.InputSchema)), sql.Named("output_schema", jsonArg(a.OutputSchema)),
-			sql.Named("timeout_ms", timeout), sql.Named("tag", textArg(a.Tag)),
-			sql.Named("max_attempts", maxAttempts), sql.Named("backoff_ms", backoff), sql.Named("backoff_factor", factor),
-		}, limitArgs(a.Limits)...)...); err != nil {
-			return fmt.Errorf("insert action %s/%s: %w", app.Key, a.Key, translate(err))
+			sql.Named("timeout_ms", o.TimeoutMS), sql.Named("tag", o.Tag),
+			sql.Named("max_attempts", o.MaxAttempts), sql.Named("backoff_ms", o.BackoffMS),
+			sql.Named("backoff_factor", o.BackoffFactor), sql.Named("limit_memory", o.LimitMemory),
+			sql.Named("limit_pids", o.LimitPids), sql.Named("limit_cpu", o.LimitCPU)); err != nil {
+			return translate(err)
 		}
 	}
 	return nil
 }
 
-// ListApps returns a workspace's apps with their actions.
-func (s *Driver) ListApps(ctx context.Context, workspace string) ([]catalog.App, error) {
-	apps, err := s.readApps(ctx, workspace, "")
-	if err != nil {
-		return nil, fmt.Errorf("list apps of %s: %w", workspace, err)
-	}
-	return apps, nil
+// CatalogSourceSynced records the source's new commit and clears its
+// error (driver.CatalogExecutor).
+func (e *executor) CatalogSourceSynced(ctx context.Context, workspace, id, commit string, now time.Time) error {
+	return e.write(ctx, func(w *writeTx) error {
+		_, err := w.exec(ctx, qCatalogSourceSynced, sql.Named("workspace", workspace), sql.Named("id", id),
+			sql.Named("commit_sha", commit), sql.Named("now", micros(resolveNow(now))))
+		return translate(err)
+	})
 }
 
-// GetApp returns one app with its actions; catalog.ErrNotFound if missing.
-func (s *Driver) GetApp(ctx context.Context, workspace, key string) (catalog.App, error) {
-	if key == "" {
-		return catalog.App{}, catalog.NotFound(workspace, key, "")
+// CatalogListApps reads apps and their actions in one read transaction on
+// the reader pool (one WAL snapshot), so a sync in between cannot mix two
+// commits; inside a write transaction both reads go through it
+// (driver.CatalogExecutor).
+func (e *executor) CatalogListApps(ctx context.Context, workspace, appKey string) ([]catalog.App, []driver.CatalogActionRow, error) {
+	run := func(q query, args ...any) (*sql.Rows, error) { return e.w.query(ctx, q, args...) }
+	if e.w == nil {
+		tx, err := e.d.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		defer tx.Rollback() //nolint:errcheck // read-only
+		run = func(q query, args ...any) (*sql.Rows, error) { return tx.QueryContext(ctx, sqlOf(q), args...) }
 	}
-	apps, err := s.readApps(ctx, workspace, key)
-	if err != nil {
-		return catalog.App{}, fmt.Errorf("get app %s/%s: %w", workspace, key, err)
-	}
-	if len(apps) == 0 {
-		return catalog.App{}, catalog.NotFound(workspace, key, "")
-	}
-	return apps[0], nil
-}
-
-// readApps reads apps and their actions in one read transaction (one WAL
-// snapshot), so a sync in between cannot mix two commits.
-func (s *Driver) readApps(ctx context.Context, workspace, appKey string) ([]catalog.App, error) {
-	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback() //nolint:errcheck // read-only
 	args := []any{sql.Named("workspace", workspace), sql.Named("app_key", appKey)}
-	rows, err := tx.QueryContext(ctx, sqlOf(qCatalogListApps), args...)
+	rows, err := run(qCatalogListApps, args...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	apps, err := collect(rows, func(r *sql.Rows) (catalog.App, error) { return scanApp(r) })
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	index := map[string]int{}
-	for i, a := range apps {
-		index[a.Key] = i
-	}
-	rows, err = tx.QueryContext(ctx, sqlOf(qCatalogListActions), args...)
+	rows, err = run(qCatalogListActions, args...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	_, err = collect(rows, func(r *sql.Rows) (struct{}, error) {
-		var appKey, actionKey sql.NullString
-		var a catalog.Action
-		var o overrides
-		if err := r.Scan(&appKey, &actionKey, &o.input, &o.output,
-			&o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor,
-			&o.limits.memory, &o.limits.pids, &o.limits.cpu); err != nil {
-			return struct{}{}, err
+	actions, err := collect(rows, func(r *sql.Rows) (driver.CatalogActionRow, error) {
+		var row driver.CatalogActionRow
+		var c actionCols
+		if err := r.Scan(&row.AppKey, &row.Action.Key, &c.input, &c.output,
+			&c.timeoutMS, &c.tag, &c.maxAttempts, &c.backoffMS, &c.factor,
+			&c.memory, &c.pids, &c.cpu); err != nil {
+			return row, err
 		}
-		a.Key = actionKey.String
-		o.apply(&a)
-		if i, ok := index[appKey.String]; ok {
-			apps[i].Actions = append(apps[i].Actions, a)
-		}
-		return struct{}{}, nil
+		c.apply(&row.Action)
+		return row, nil
 	})
-	return apps, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return apps, actions, nil
 }
 
 // scanApp reads the 15 app columns of catalog_list_apps and catalog_resolve.
@@ -197,28 +174,47 @@ func scanApp(r rowScanner, more ...any) (catalog.App, error) {
 	return a, nil
 }
 
-// overrides are an action's schema and nullable override columns.
-type overrides struct {
+// actionCols receive an action's schema and nullable override columns, as
+// catalog_list_actions and catalog_resolve give them.
+type actionCols struct {
 	input, output        sql.NullString
-	timeoutMS, backoffMS sql.NullInt64
-	tag                  sql.NullString
-	maxAttempts          sql.NullInt64
-	factor               sql.NullFloat64
-	limits               limitCols
+	timeoutMS, backoffMS sql.Null[int64]
+	tag                  sql.Null[string]
+	maxAttempts          sql.Null[int]
+	factor               sql.Null[float64]
+	memory               sql.Null[int64]
+	pids                 sql.Null[int]
+	cpu                  sql.Null[float64]
 }
 
-func (o overrides) apply(a *catalog.Action) {
-	a.InputSchema, a.OutputSchema = nullJSON(o.input), nullJSON(o.output)
-	if o.timeoutMS.Valid {
-		a.Timeout = time.Duration(o.timeoutMS.Int64) * time.Millisecond
+// apply sets a's schemas and, through the catalog's override rule, its
+// overrides.
+func (c *actionCols) apply(a *catalog.Action) {
+	a.InputSchema, a.OutputSchema = nullJSON(c.input), nullJSON(c.output)
+	var o catalog.Overrides
+	if c.timeoutMS.Valid {
+		o.TimeoutMS = &c.timeoutMS.V
 	}
-	a.Tag = o.tag.String
-	if o.maxAttempts.Valid && o.backoffMS.Valid && o.factor.Valid {
-		a.Retry = &spine.RetryPolicy{
-			MaxAttempts: int(o.maxAttempts.Int64),
-			Backoff:     time.Duration(o.backoffMS.Int64) * time.Millisecond,
-			Factor:      o.factor.Float64,
-		}
+	if c.tag.Valid {
+		o.Tag = &c.tag.V
 	}
-	a.Limits = o.limits.limits()
+	if c.maxAttempts.Valid {
+		o.MaxAttempts = &c.maxAttempts.V
+	}
+	if c.backoffMS.Valid {
+		o.BackoffMS = &c.backoffMS.V
+	}
+	if c.factor.Valid {
+		o.BackoffFactor = &c.factor.V
+	}
+	if c.memory.Valid {
+		o.LimitMemory = &c.memory.V
+	}
+	if c.pids.Valid {
+		o.LimitPids = &c.pids.V
+	}
+	if c.cpu.Valid {
+		o.LimitCPU = &c.cpu.V
+	}
+	o.Apply(a)
 }

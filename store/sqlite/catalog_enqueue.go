@@ -66,10 +66,10 @@ func (e *executor) ResolveAction(ctx context.Context, workspace, app, action str
 		return catalog.App{}, catalog.Action{}, fmt.Errorf("enqueue: %w", catalog.NotFound(workspace, app, ""))
 	}
 	var actionKey sql.NullString
-	var o overrides
-	a, err := scanApp(rows, &actionKey, &o.input, &o.output,
-		&o.timeoutMS, &o.tag, &o.maxAttempts, &o.backoffMS, &o.factor,
-		&o.limits.memory, &o.limits.pids, &o.limits.cpu)
+	var c actionCols
+	a, err := scanApp(rows, &actionKey, &c.input, &c.output,
+		&c.timeoutMS, &c.tag, &c.maxAttempts, &c.backoffMS, &c.factor,
+		&c.memory, &c.pids, &c.cpu)
 	if err != nil {
 		return a, catalog.Action{}, fmt.Errorf("enqueue: read catalog: %w", err)
 	}
@@ -77,6 +77,6 @@ func (e *executor) ResolveAction(ctx context.Context, workspace, app, action str
 		return a, catalog.Action{}, fmt.Errorf("enqueue: %w", catalog.NotFound(workspace, app, action))
 	}
 	act := catalog.Action{Key: actionKey.String}
-	o.apply(&act)
+	c.apply(&act)
 	return a, act, nil
 }

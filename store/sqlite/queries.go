@@ -84,7 +84,7 @@ var (
 		qSweep, qSweepJob, qSweepLogs, qSweepAudit,
 		qSetZombieTimeout, qAppendLog,
 		qSchemaUsedAt, qSchemaInsert, qSchemaTouch, qSweepSchemas,
-		qCatalogPutSource, qCatalogSyncError, qCatalogSourceExists, qCatalogAppOwners,
+		qCatalogPutSource, qCatalogSyncError, qCatalogApplyLock, qCatalogAppOwners,
 		qCatalogDeleteActions, qCatalogDeleteApps, qCatalogInsertApp, qCatalogInsertAction,
 		qCatalogSourceSynced, qCatalogResolve,
 		qAuthCreateToken, qAuthRevokeToken, qAuthEndSessions,
@@ -95,7 +95,7 @@ var (
 	}
 	readerQueries = []query{
 		qGetJob, qLogs, qAudit, qHealth,
-		qCatalogGetSource, qCatalogListSources, qCatalogListApps, qCatalogListActions,
+		qCatalogGetSource, qCatalogListSources, qCatalogListApps, qCatalogListActions, qCatalogResolve,
 		qAuthTokenByHash, qAuthLeaseLive, qAuthTokenByID, qSessionByHash,
 		qWebhookSecret,
 		qListJobs, qCountJobs,
