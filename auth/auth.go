@@ -1,6 +1,6 @@
 // Package auth holds the API token model of the windforce server: scopes,
 // the token record the stores keep (hashed), and the small Store interface
-// that store/postgres and store/sqlite implement beside spine.Store.
+// that the store core (package store) implements beside spine.Store.
 //
 // A token is random text shown once at creation; the database only holds
 // its hex SHA-256, so a copy of the database grants nothing. Access is
@@ -146,7 +146,7 @@ func (t Token) Allows(workspace string, scope Scope) bool {
 	return (scope == ScopeRead || scope == ScopeRun || scope == ScopeWebhook) && slices.Contains(t.Scopes, ScopeAdmin)
 }
 
-// Store keeps API tokens. store/postgres and store/sqlite implement it.
+// Store keeps API tokens. The store core (package store) implements it.
 type Store interface {
 	// CreateToken stores t (its hash, never its text).
 	CreateToken(ctx context.Context, t Token) error

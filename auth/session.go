@@ -51,8 +51,8 @@ func NewSessionID() (text, hash string, err error) {
 	return text, Hash(text), nil
 }
 
-// SessionStore keeps console sessions. store/postgres and store/sqlite
-// implement it as part of Store.
+// SessionStore keeps console sessions. The store core (package store)
+// implements it as part of Store.
 type SessionStore interface {
 	// CreateSession stores s and deletes the sessions expired by
 	// s.CreatedAt (the login is the clean-up, so the table stays small

@@ -20,6 +20,6 @@
 //	              spine EnqueueTx in the same transaction
 //
 // A job keeps its pin whatever is synced later: a redeploy never changes a
-// queued job. Implementations: store/postgres and store/sqlite; the suite
+// queued job. Implementation: the store core (package store), on each database; the suite
 // in catalog/catalogtest checks both.
 package catalog

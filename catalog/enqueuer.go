@@ -11,7 +11,7 @@ import (
 
 // EnqueueStore is what an Enqueuer needs of the database: the one enqueue
 // path, and the job read that names a requeued job's trigger.
-// store/postgres and store/sqlite implement it.
+// The store core (package store) implements it.
 type EnqueueStore interface {
 	EnqueueAction(ctx context.Context, r EnqueueRequest) (spine.EnqueueResult, error)
 	GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error)
@@ -19,8 +19,8 @@ type EnqueueStore interface {
 
 // Requeuer is the store side of a requeue: cancel a waiting job and
 // enqueue its input again through the one enqueue path, in one
-// transaction; the new job keeps the old one's trigger. store/postgres
-// and store/sqlite implement it.
+// transaction; the new job keeps the old one's trigger. The store core
+// (package store) implements it.
 type Requeuer interface {
 	Requeue(ctx context.Context, workspace string, id uuid.UUID, actor string) (spine.EnqueueResult, error)
 }

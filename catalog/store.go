@@ -6,8 +6,8 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// Store is the catalog on one database. store/postgres and store/sqlite
-// implement it beside spine.Store, on the same database, so Enqueue can
+// Store is the catalog on one database. The store core (package store)
+// implements it beside spine.Store, on the same database, so Enqueue can
 // resolve the catalog and insert the job in one transaction.
 type Store interface {
 	// PutSource creates a source or updates its URL and branch; its sync

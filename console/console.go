@@ -18,8 +18,7 @@ import (
 
 // Store is what the console reads and writes: the spine (jobs, logs,
 // audit, health), job listings, the catalog (sources, apps, the one
-// enqueue path), API tokens and schedules. store/postgres and store/sqlite
-// implement it.
+// enqueue path), API tokens and schedules. The store core (package store) implements it.
 type Store interface {
 	spine.Store
 	spine.Lister

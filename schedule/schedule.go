@@ -35,7 +35,7 @@ type Schedule struct {
 	CreatedAt time.Time
 }
 
-// Store keeps schedules; store/postgres and store/sqlite implement it on
+// Store keeps schedules; the store core (package store) implements it on
 // the same database as the spine and the catalog, so firing a tick and
 // enqueueing its job commit together.
 type Store interface {

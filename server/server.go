@@ -16,8 +16,8 @@ import (
 )
 
 // Store is what the API needs of the database: the spine, the catalog,
-// API tokens, and the schema version for readiness. store/postgres and
-// store/sqlite implement it.
+// API tokens, and the schema version for readiness. The store core (package store)
+// implements it.
 type Store interface {
 	spine.Store
 	spine.Lister

@@ -34,7 +34,7 @@ const (
 )
 
 // WebhookStore keeps webhook secrets and the signatures already used.
-// store/postgres and store/sqlite implement it.
+// The store core (package store) implements it.
 type WebhookStore interface {
 	// PutWebhookSecret creates or rotates the secret of an action;
 	// catalog.ErrNotFound when the catalog has no such action.

@@ -55,8 +55,8 @@ type JobCursor struct {
 }
 
 // Lister reads jobs for people: the API's job list and the console. It is
-// not on the hot path of the queue; store/postgres and store/sqlite
-// implement it beside Store.
+// not on the hot path of the queue; the store core (package store)
+// implements it beside Store.
 type Lister interface {
 	// ListJobs returns up to p.Limit jobs of p.Workspace matching the
 	// filters, newest first, in the same view as GetJob.

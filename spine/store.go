@@ -8,8 +8,9 @@ import (
 )
 
 // Store is the queue spine on one database. Each method is one transaction
-// (or one statement) and states the invariant it keeps. Implementations:
-// store/postgres and store/sqlite; spine/storetest checks both.
+// (or one statement) and states the invariant it keeps. The store core
+// (package store) implements it once over a driver per database;
+// spine/storetest checks it on each.
 type Store interface {
 	// Migrate applies the embedded, numbered migrations that are not yet
 	// applied. It refuses a migration set with gaps.

@@ -1,5 +1,5 @@
 // Package authtest is the conformance suite of auth.Store: API tokens
-// and console sessions, run by store/postgres and store/sqlite on a fresh
+// and console sessions, run over the store core on each database on a fresh
 // database per subtest, so both stores keep the same contract.
 package authtest
 
