@@ -2,15 +2,177 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/windforce/windforce/catalog"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
 )
 
+// coalesceTries bounds the fold-or-insert loop of a coalesced enqueue.
+// Each turn that fails to do either lost a race to a claim or to another
+// enqueue that both committed, so a handful of turns is plenty.
+const coalesceTries = 8
+
+// Enqueue inserts job and job_queue in one transaction and wakes the
+// workers serving the job's tag (invariant 1). With a CoalesceKey it keeps
+// one waiting job per (workspace, app, action, key): the latest input
+// wins and the generation is bumped (invariant 10).
+//
+// A job without a coalesce key is one operation on the pool (on Postgres
+// one statement, insert and notify: one round trip).
+func (s *Store) Enqueue(ctx context.Context, p spine.EnqueueParams) (spine.EnqueueResult, error) {
+	res, err := s.enqueueTx(ctx, s.ex, p)
+	if err != nil {
+		return spine.EnqueueResult{}, fmt.Errorf("enqueue job: %w", err)
+	}
+	return res, nil
+}
+
+// EnqueueTx is Enqueue inside the caller's transaction ex (from
+// postgres.Driver.TxExecutor or sqlite.Driver.WithTx): the job exists, and
+// its tag's workers are woken, only if that transaction commits. On
+// Postgres the transaction must be at READ COMMITTED (the default) for
+// coalescing to retry correctly.
+func (s *Store) EnqueueTx(ctx context.Context, ex driver.Executor, p spine.EnqueueParams) (spine.EnqueueResult, error) {
+	res, err := s.enqueueTx(ctx, ex, p)
+	if err != nil {
+		return spine.EnqueueResult{}, fmt.Errorf("enqueue job in transaction: %w", err)
+	}
+	return res, nil
+}
+
+// enqueueTx checks and fills p (spine.PrepareEnqueue) and enqueues it on
+// ex, waking its tag. A zero Now stays zero: the driver reads the
+// database's clock.
+func (s *Store) enqueueTx(ctx context.Context, ex driver.Executor, p spine.EnqueueParams) (spine.EnqueueResult, error) {
+	p, err := spine.PrepareEnqueue(p, time.Time{})
+	if err != nil {
+		return spine.EnqueueResult{}, err
+	}
+	return enqueue(ctx, ex, p, true)
+}
+
+// enqueue enqueues one prepared job on ex. Without a coalesce key it is
+// one insert. With one it first folds the request into the waiting job
+// holding the key; when there is none it inserts, and when the insert
+// meets a job that appeared meanwhile (another enqueue committed it), it
+// tries the fold again (invariant 10). notify wakes the tag; a batch wakes
+// each tag once at its end instead.
+func enqueue(ctx context.Context, ex driver.Executor, p spine.EnqueueParams, notify bool) (spine.EnqueueResult, error) {
+	if p.CoalesceKey == "" {
+		res, _, err := ex.EnqueueInsert(ctx, p, notify)
+		return res, err
+	}
+	for range coalesceTries {
+		res, ok, err := ex.EnqueueCoalesce(ctx, p, notify)
+		if err != nil || ok {
+			return res, err
+		}
+		res, ok, err = ex.EnqueueInsert(ctx, p, notify)
+		if err != nil || ok {
+			return res, err
+		}
+	}
+	return spine.EnqueueResult{}, fmt.Errorf("%w: coalesce key %q kept changing hands; try again",
+		spine.ErrConflict, p.CoalesceKey)
+}
+
+// EnqueueBatch enqueues many jobs in one transaction with one wake-up per
+// tag; either all are enqueued or none. Every request is checked before
+// anything is written. The coalesced jobs go one by one (each may need the
+// fold-or-insert loop), then all the others in one operation (on Postgres
+// one statement and the wake-ups: one round trip).
+func (s *Store) EnqueueBatch(ctx context.Context, ps []spine.EnqueueParams) ([]spine.EnqueueResult, error) {
+	prepared := make([]spine.EnqueueParams, len(ps))
+	for i, p := range ps {
+		var err error
+		if prepared[i], err = spine.PrepareEnqueue(p, time.Time{}); err != nil {
+			return nil, fmt.Errorf("enqueue batch: job %d: %w", i, err)
+		}
+	}
+	if len(prepared) == 0 {
+		return nil, nil
+	}
+	var results []spine.EnqueueResult
+	err := s.ex.Tx(ctx, func(ex driver.Executor) error {
+		var err error
+		results, err = enqueueAll(ctx, ex, prepared)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("enqueue batch: %w", err)
+	}
+	return results, nil
+}
+
+// enqueueAll enqueues prepared jobs on ex and wakes each distinct tag once.
+func enqueueAll(ctx context.Context, ex driver.Executor, ps []spine.EnqueueParams) ([]spine.EnqueueResult, error) {
+	results := make([]spine.EnqueueResult, len(ps))
+	plain := make([]spine.EnqueueParams, 0, len(ps))
+	var tags []string
+	seen := map[string]bool{}
+	for i, p := range ps {
+		if !seen[p.Pin.Tag] {
+			seen[p.Pin.Tag] = true
+			tags = append(tags, p.Pin.Tag)
+		}
+		if p.CoalesceKey != "" {
+			r, err := enqueue(ctx, ex, p, false)
+			if err != nil {
+				return nil, fmt.Errorf("job %d: %w", i, err)
+			}
+			results[i] = r
+			continue
+		}
+		plain = append(plain, p)
+		results[i] = spine.EnqueueResult{ID: p.ID, Generation: 1}
+	}
+	if err := ex.EnqueueInsertBatch(ctx, plain, tags); err != nil {
+		return nil, fmt.Errorf("insert %d jobs: %w", len(plain), err)
+	}
+	return results, nil
+}
+
+// EnqueueAction is the one enqueue path (DESIGN §2 invariant 1): in one
+// transaction it resolves (workspace, app, action), validates the
+// input against the action's input schema (*catalog.InputError), pins the
+// app's and action's values into the job (catalog.Resolve) and inserts it
+// as EnqueueTx does. Unknown app or action: catalog.ErrNotFound. Either
+// error writes no row.
+func (s *Store) EnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
+	var res spine.EnqueueResult
+	err := s.ex.Tx(ctx, func(ex driver.Executor) error {
+		var err error
+		res, err = s.enqueueAction(ctx, ex, r)
+		return err
+	})
+	if err != nil {
+		return spine.EnqueueResult{}, err
+	}
+	return res, nil
+}
+
+// EnqueueActionTx is EnqueueAction inside the caller's transaction ex
+// (from postgres.Driver.TxExecutor or sqlite.Driver.WithTx): the job
+// exists only if that transaction commits. It reads the catalog through
+// ex, so the pin is what the transaction sees.
+func (s *Store) EnqueueActionTx(ctx context.Context, ex driver.Executor, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
+	return s.enqueueAction(ctx, ex, r)
+}
+
 // enqueueAction is the one enqueue path inside ex's transaction: resolve,
 // validate, pin, insert and wake up. Schedules, webhooks and requeues call
 // it so their own writes and the job commit together.
 func (s *Store) enqueueAction(ctx context.Context, ex driver.Executor, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
-	return ex.LegacyEnqueueAction(ctx, r)
+	app, action, err := ex.ResolveAction(ctx, r.Workspace, r.App, r.Action)
+	if err != nil {
+		return spine.EnqueueResult{}, err
+	}
+	p, err := catalog.Resolve(r, app, action)
+	if err != nil {
+		return spine.EnqueueResult{}, err
+	}
+	return s.EnqueueTx(ctx, ex, p)
 }

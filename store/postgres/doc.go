@@ -5,7 +5,8 @@
 //
 //	enqueue    one statement: job_queue row (ON CONFLICT on the coalesce
 //	           index) + job row + pg_notify, so a wake-up is sent only on
-//	           commit; EnqueueTx runs it in the caller's transaction
+//	           commit; the core's EnqueueTx runs it in the caller's
+//	           transaction (TxExecutor)
 //	claim      one statement: a MATERIALIZED CTE picks rows FOR UPDATE SKIP
 //	           LOCKED through job_queue_claim, UPDATE … FROM it sets the
 //	           owner and a fresh claim token, a second CTE writes the ping

@@ -11,13 +11,15 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// insertBatch inserts prepared jobs without a coalesce key in one statement
-// (queries/enqueue_batch.sql) and wakes tags (notify.sql), both in one round
-// trip in the caller's transaction.
-func (s *Driver) insertBatch(ctx context.Context, tx pgx.Tx, ps []spine.EnqueueParams, tags []string) error {
-	notify := pgx.StrictNamedArgs{"channel": s.channel, "payloads": tags}
+// EnqueueInsertBatch inserts jobs without a coalesce key in one statement
+// (queries/enqueue_batch.sql) and wakes tags (notify.sql), both in one
+// round trip (driver.JobExecutor).
+func (e *executor) EnqueueInsertBatch(ctx context.Context, ps []spine.EnqueueParams, tags []string) error {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	notify := pgx.StrictNamedArgs{"channel": e.d.channel, "payloads": tags}
 	if len(ps) == 0 {
-		_, err := tx.Exec(ctx, qNotify, notify)
+		_, err := e.q.Exec(ctx, qNotify, notify)
 		return translate(err)
 	}
 	n := len(ps)
@@ -58,7 +60,7 @@ func (s *Driver) insertBatch(ctx context.Context, tx pgx.Tx, ps []spine.EnqueueP
 		"schema_hashes": schemas.hashes, "schema_bodies": schemas.bodies, "schema_touch_ms": schemaTouch.Milliseconds(),
 	})
 	batch.Queue(qNotify, notify)
-	br := tx.SendBatch(ctx, batch)
+	br := e.q.SendBatch(ctx, batch)
 	defer br.Close()
 	var inserted int
 	if err := br.QueryRow().Scan(&inserted); err != nil {

@@ -6,8 +6,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/windforce/windforce/catalog"
-	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
 )
 
@@ -39,6 +37,11 @@ func (e *executor) Tx(ctx context.Context, fn func(driver.Executor) error) error
 	if e.tx != nil {
 		tx, err = e.tx.Begin(ctx)
 	} else {
+		// The query timeout bounds the whole transaction, as it bounds
+		// one statement on the pool.
+		var cancel context.CancelFunc
+		ctx, cancel = e.d.op(ctx)
+		defer cancel()
 		tx, err = e.d.pool.Begin(ctx)
 	}
 	if err != nil {
@@ -54,12 +57,4 @@ func (e *executor) Tx(ctx context.Context, fn func(driver.Executor) error) error
 		return fmt.Errorf("commit: %w", translate(err))
 	}
 	return nil
-}
-
-// LegacyEnqueueAction is the enqueue path of the driver (transitional).
-func (e *executor) LegacyEnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
-	if e.tx == nil {
-		return e.d.EnqueueAction(ctx, r)
-	}
-	return e.d.EnqueueActionTx(ctx, e.tx, r)
 }

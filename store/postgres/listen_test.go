@@ -33,12 +33,12 @@ func TestEnqueueTxWakesOnlyAfterCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck
-	res, err := s.EnqueueTx(ctx, tx, job("default"))
-	if err != nil {
-		t.Fatalf("enqueue in tx: %v", err)
+	res, inserted, err := s.TxExecutor(tx).EnqueueInsert(ctx, prepared(t, job("default")), true)
+	if err != nil || !inserted {
+		t.Fatalf("enqueue in tx: %v (inserted %v)", err, inserted)
 	}
 	noWake(t, s, ch, "before the caller's transaction committed")
-	if _, err := s.GetJob(ctx, "ws", res.ID); err == nil {
+	if _, err := s.Executor().GetJob(ctx, "ws", res.ID); err == nil {
 		t.Fatal("the job is visible before the caller committed")
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -61,14 +61,14 @@ func TestEnqueueTxRolledBackLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.EnqueueTx(ctx, tx, job("default"))
-	if err != nil {
-		t.Fatalf("enqueue in tx: %v", err)
+	res, inserted, err := s.TxExecutor(tx).EnqueueInsert(ctx, prepared(t, job("default")), true)
+	if err != nil || !inserted {
+		t.Fatalf("enqueue in tx: %v (inserted %v)", err, inserted)
 	}
 	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.GetJob(ctx, "ws", res.ID); err == nil {
+	if _, err := s.Executor().GetJob(ctx, "ws", res.ID); err == nil {
 		t.Fatal("a rolled-back enqueue left a job")
 	}
 	var n int

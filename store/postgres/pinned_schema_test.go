@@ -6,122 +6,16 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/windforce/windforce/spine"
-	"github.com/windforce/windforce/spine/storetest"
 	"github.com/windforce/windforce/store/migrate"
 )
 
-// largeSchemaJob is job on tag with 1 MiB input and output schemas.
-func largeSchemaJob(tag string) spine.EnqueueParams {
-	p := job(tag)
-	p.Pin.InputSchema = storetest.LargeSchema("input", 1<<20, "name")
-	p.Pin.OutputSchema = storetest.LargeSchema("output", 1<<20, "greeting")
-	return p
-}
-
-// Twenty enqueues and a batch of twenty of an action with 1 MiB schemas
-// store each schema once (issue 13): the job table does not grow by a
-// copy per job, and every job reads back the schemas' text as jsonb gives
-// it, as before.
-func TestLargeSchemaStoredOnce(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
-	ctx := context.Background()
-	p := largeSchemaJob("default")
-	var ids []spine.EnqueueResult
-	for range 20 {
-		ids = append(ids, enqueue(t, s, p))
-	}
-	batch, err := s.EnqueueBatch(ctx, slices.Repeat([]spine.EnqueueParams{p}, 20))
-	if err != nil {
-		t.Fatalf("enqueue batch: %v", err)
-	}
-	ids = append(ids, batch...)
-
-	if n := queryInt(t, s, "SELECT pg_total_relation_size('job')"); n > 1<<20 {
-		t.Fatalf("job table holds %d bytes after 40 jobs: a schema copy per job", n)
-	}
-	if n := queryInt(t, s, "SELECT count(*) FROM job_schema"); n != 2 {
-		t.Fatalf("job_schema has %d rows, want 2 (one input, one output schema)", n)
-	}
-	in, out := jsonbText(t, s, p.Pin.InputSchema), jsonbText(t, s, p.Pin.OutputSchema)
-	// The first and last of each kind: reading all forty is slow under -race.
-	for _, id := range []spine.EnqueueResult{ids[0], ids[19], ids[20], ids[39]} {
-		j := getJob(t, s, id)
-		if !bytes.Equal(j.Pin.InputSchema, in) || !bytes.Equal(j.Pin.OutputSchema, out) {
-			t.Fatalf("job %s reads back other schemas than it pinned", id.ID)
-		}
-	}
-	c := claimOne(t, s, "default", claimNow())
-	if !bytes.Equal(c.Pin.OutputSchema, out) {
-		t.Fatal("the claim's output schema is not the one pinned")
-	}
-}
-
-// The sweep deletes a schema no job can reference once it is a day past
-// its last pin, keeps one an old job still pins, and an enqueue after
-// the delete stores the schema again.
-func TestSweepDeletesUnpinnedSchemas(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
-	now := time.Now()
-	gone, kept := job("default"), job("waits")
-	gone.Pin.InputSchema = json.RawMessage(`{"title":"gone"}`)
-	kept.Pin.InputSchema = json.RawMessage(`{"title":"kept"}`)
-	kept.Now = now.Add(-72 * time.Hour)
-	enqueue(t, s, gone)
-	waiting := enqueue(t, s, kept)
-	finish(t, s, "default", now)
-
-	sweep(t, s, now)
-	if n := queryInt(t, s, "SELECT count(*) FROM job_schema"); n != 2 {
-		t.Fatalf("job_schema has %d rows after a sweep, want 2: a schema pinned just now stays", n)
-	}
-	// As if the last pins were long ago: the waiting job's schema as old
-	// as that job (every job is created before used_at + schemaTouch).
-	setUsedAt(t, s, gone.Pin.InputSchema, now.Add(-96*time.Hour))
-	setUsedAt(t, s, kept.Pin.InputSchema, kept.Now)
-	sweep(t, s, now)
-	if n := queryInt(t, s, "SELECT count(*) FROM job_schema"); n != 1 {
-		t.Fatalf("job_schema has %d rows, want 1: the unreferenced schema is deleted, the pinned one kept", n)
-	}
-	if j := getJob(t, s, waiting); string(j.Pin.InputSchema) != `{"title":"kept"}` {
-		t.Fatalf("the waiting job's schema after the sweep: %s", j.Pin.InputSchema)
-	}
-	again := enqueue(t, s, gone)
-	if j := getJob(t, s, again); string(j.Pin.InputSchema) != `{"title":"gone"}` {
-		t.Fatalf("a job enqueued after the delete has schema %s", j.Pin.InputSchema)
-	}
-}
-
-// An enqueue writes a stored schema's used_at only when it is older than
-// schemaTouch, so a busy action does not write its schema row per job.
-func TestEnqueueTouchesStaleSchemaOnly(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
-	p := job("default")
-	p.Pin.InputSchema = json.RawMessage(`{"title":"touch"}`)
-	enqueue(t, s, p)
-	recent := time.Now().Add(-schemaTouch / 2).Truncate(time.Microsecond)
-	setUsedAt(t, s, p.Pin.InputSchema, recent)
-	enqueue(t, s, p)
-	if got := usedAt(t, s, p.Pin.InputSchema); !got.Equal(recent) {
-		t.Fatalf("used_at %v after an enqueue within the touch period, want %v kept", got, recent)
-	}
-	setUsedAt(t, s, p.Pin.InputSchema, time.Now().Add(-2*schemaTouch))
-	before := time.Now().Add(-time.Minute)
-	if _, err := s.EnqueueBatch(context.Background(), []spine.EnqueueParams{p, p}); err != nil {
-		t.Fatalf("enqueue batch: %v", err)
-	}
-	if got := usedAt(t, s, p.Pin.InputSchema); got.Before(before) {
-		t.Fatalf("used_at %v after an enqueue of a stale schema, want now", got)
-	}
-}
+// The schema sharing itself runs on both databases over the core
+// (store/pinned_schema_test.go); the migration that moved old rows is
+// this database's own.
 
 // Migration 0010 moves existing jobs' schemas into job_schema, once per
 // text, and the jobs read back what they pinned; a new job pinning the same
@@ -161,7 +55,7 @@ func TestMigrateMovesPinnedSchemas(t *testing.T) {
 		t.Fatalf("job keeps %d per-job schema columns", n)
 	}
 	for i, r := range rows {
-		j, err := s.GetJob(ctx, "ws", uuid.MustParse(ids[i]))
+		j, err := s.Executor().GetJob(ctx, "ws", uuid.MustParse(ids[i]))
 		if err != nil {
 			t.Fatalf("get job %d: %v", i, err)
 		}
@@ -216,44 +110,6 @@ func migrateBefore(t *testing.T, s *Driver, name string) {
 	if err != nil {
 		t.Fatalf("migrate before %s: %v", name, err)
 	}
-}
-
-// finish claims and completes the one job on tag, completing it at now.
-func finish(t *testing.T, s *Driver, tag string, now time.Time) {
-	t.Helper()
-	c := claimOne(t, s, tag, claimNow())
-	if _, err := s.Complete(context.Background(), spine.CompleteParams{Lease: lease(c), Result: json.RawMessage(`{}`), Now: now}); err != nil {
-		t.Fatalf("complete: %v", err)
-	}
-}
-
-// sweep sweeps every job finished before now plus a minute.
-func sweep(t *testing.T, s *Driver, now time.Time) {
-	t.Helper()
-	ex := s.Executor()
-	if _, err := ex.Sweep(context.Background(), now.Add(time.Minute), 1000); err != nil {
-		t.Fatalf("sweep: %v", err)
-	}
-	if err := ex.SweepSchemas(context.Background()); err != nil {
-		t.Fatalf("sweep schemas: %v", err)
-	}
-}
-
-func setUsedAt(t *testing.T, s *Driver, schema json.RawMessage, at time.Time) {
-	t.Helper()
-	tag, err := s.pool.Exec(context.Background(), "UPDATE job_schema SET used_at = $1 WHERE hash = $2", at, *schemaHash(schema))
-	if err != nil || tag.RowsAffected() != 1 {
-		t.Fatalf("set used_at of %s: %v (%d rows)", schema, err, tag.RowsAffected())
-	}
-}
-
-func usedAt(t *testing.T, s *Driver, schema json.RawMessage) time.Time {
-	t.Helper()
-	var at time.Time
-	if err := s.pool.QueryRow(context.Background(), "SELECT used_at FROM job_schema WHERE hash = $1", *schemaHash(schema)).Scan(&at); err != nil {
-		t.Fatalf("read used_at of %s: %v", schema, err)
-	}
-	return at
 }
 
 func queryInt(t *testing.T, s *Driver, query string) int64 {

@@ -47,12 +47,22 @@ func job(tag string) spine.EnqueueParams {
 	}
 }
 
-// enqueue enqueues p or fails the test.
-func enqueue(t *testing.T, s *Driver, p spine.EnqueueParams) spine.EnqueueResult {
+// prepared is p checked and filled as the core's enqueue does it.
+func prepared(t testing.TB, p spine.EnqueueParams) spine.EnqueueParams {
 	t.Helper()
-	res, err := s.Enqueue(context.Background(), p)
+	p, err := spine.PrepareEnqueue(p, time.Time{})
 	if err != nil {
-		t.Fatalf("enqueue: %v", err)
+		t.Fatalf("prepare enqueue: %v", err)
+	}
+	return p
+}
+
+// enqueue inserts p (prepared) and wakes its tag, or fails the test.
+func enqueue(t testing.TB, s *Driver, p spine.EnqueueParams) spine.EnqueueResult {
+	t.Helper()
+	res, inserted, err := s.Executor().EnqueueInsert(context.Background(), prepared(t, p), true)
+	if err != nil || !inserted {
+		t.Fatalf("enqueue: %v (inserted %v)", err, inserted)
 	}
 	return res
 }
@@ -60,7 +70,7 @@ func enqueue(t *testing.T, s *Driver, p spine.EnqueueParams) spine.EnqueueResult
 // claimOne claims exactly one job on tag or fails the test.
 func claimOne(t *testing.T, s *Driver, tag string, now time.Time) spine.ClaimedJob {
 	t.Helper()
-	jobs, err := s.Claim(context.Background(), spine.ClaimParams{Worker: "w1", Tags: []string{tag}, Limit: 1, Now: now})
+	jobs, err := s.Executor().Claim(context.Background(), spine.ClaimParams{Worker: "w1", Tags: []string{tag}, Limit: 1, Now: now})
 	if err != nil {
 		t.Fatalf("claim: %v", err)
 	}
@@ -73,7 +83,7 @@ func claimOne(t *testing.T, s *Driver, tag string, now time.Time) spine.ClaimedJ
 // getJob reads a job or fails the test.
 func getJob(t *testing.T, s *Driver, id spine.EnqueueResult) spine.Job {
 	t.Helper()
-	j, err := s.GetJob(context.Background(), "ws", id.ID)
+	j, err := s.Executor().GetJob(context.Background(), "ws", id.ID)
 	if err != nil {
 		t.Fatalf("get job: %v", err)
 	}

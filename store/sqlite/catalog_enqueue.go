@@ -9,45 +9,6 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// EnqueueAction is the one enqueue path: resolve, validate, pin and insert
-// in one write transaction (see catalog.Store). The wake-up is sent after
-// the commit.
-func (s *Driver) EnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
-	var res spine.EnqueueResult
-	err := s.WithTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		res, err = s.EnqueueActionTx(ctx, tx, r)
-		return err
-	})
-	if err != nil {
-		return spine.EnqueueResult{}, err
-	}
-	return res, nil
-}
-
-// EnqueueActionTx is EnqueueAction inside the caller's transaction (one
-// WithTx gave): the job exists only if tx commits.
-func (s *Driver) EnqueueActionTx(ctx context.Context, tx *sql.Tx, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
-	app, action, err := s.resolveAction(ctx, tx, r)
-	if err != nil {
-		return spine.EnqueueResult{}, err
-	}
-	p, err := catalog.Resolve(r, app, action)
-	if err != nil {
-		return spine.EnqueueResult{}, err
-	}
-	return s.EnqueueTx(ctx, tx, p)
-}
-
-// resolveAction reads, through tx, the app and action a job of r pins.
-func (s *Driver) resolveAction(ctx context.Context, tx *sql.Tx, r catalog.EnqueueRequest) (catalog.App, catalog.Action, error) {
-	w := s.registered(tx)
-	if w == nil {
-		w = s.newWriteTx(tx)
-	}
-	return (&executor{d: s, w: w}).ResolveAction(ctx, r.Workspace, r.App, r.Action)
-}
-
 // ResolveAction reads the app and action a job pins, with the action's
 // overrides applied (driver.CatalogExecutor).
 func (e *executor) ResolveAction(ctx context.Context, workspace, app, action string) (catalog.App, catalog.Action, error) {

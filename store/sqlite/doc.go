@@ -25,10 +25,12 @@
 // finished, and after a successful commit wakes each tag's workers once
 // and each job's waiters.
 //
-// Because there is one writer connection, code running inside WithTx must
-// use only the *sql.Tx it is given (and EnqueueTx); calling another Store
-// method that writes from inside it would wait forever for the connection
-// the transaction holds.
+// A library caller writes its own rows and enqueues in one transaction
+// with WithTx, which hands it the *sql.Tx and a driver.Executor on it for
+// the core's EnqueueTx and EnqueueActionTx; the wake-ups go after the
+// commit. Because there is one writer connection, code running inside
+// WithTx must use only those two; calling another method that writes from
+// inside it would wait forever for the connection the transaction holds.
 //
 // The store never runs ANALYZE: a queue's size swings, and statistics taken
 // while it happened to be small would make the planner scan job_queue once

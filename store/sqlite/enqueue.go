@@ -8,145 +8,124 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	msqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/windforce/windforce/spine"
 )
 
-// Enqueue inserts job and job_queue in one transaction and wakes the tag's
-// workers after the commit (invariant 1). With a CoalesceKey a waiting job
-// with the same key takes the request instead (invariant 10).
-func (s *Driver) Enqueue(ctx context.Context, p spine.EnqueueParams) (spine.EnqueueResult, error) {
-	p, err := spine.PrepareEnqueue(p, resolveNow(p.Now))
-	if err != nil {
-		return spine.EnqueueResult{}, fmt.Errorf("enqueue: %w", err)
-	}
-	var res spine.EnqueueResult
-	err = s.write(ctx, func(w *writeTx) error {
-		var werr error
-		res, werr = w.enqueue(ctx, p)
-		return werr
+// EnqueueInsert inserts one job with its pin and its waiting queue row and,
+// with notify, queues its tag's wake-up for after the commit
+// (driver.JobExecutor). The queue row goes in first: when a waiting job
+// holds p's coalesce key its insert fails alone (SQLite backs out just that
+// statement), nothing is written and inserted is false. Inside a
+// transaction the one writer makes that impossible after a coalesce miss;
+// on the pool the miss and the insert are two transactions, and this is
+// what sends the core back to EnqueueCoalesce.
+func (e *executor) EnqueueInsert(ctx context.Context, p spine.EnqueueParams, notify bool) (spine.EnqueueResult, bool, error) {
+	var inserted bool
+	err := e.write(ctx, func(w *writeTx) error {
+		var err error
+		inserted, err = w.insertJob(ctx, p)
+		if err == nil && inserted && notify {
+			w.wake(p.Pin.Tag)
+		}
+		return err
 	})
-	if err != nil {
-		return spine.EnqueueResult{}, fmt.Errorf("enqueue: %w", err)
+	if err != nil || !inserted {
+		return spine.EnqueueResult{}, false, err
 	}
-	return res, nil
+	return spine.EnqueueResult{ID: p.ID, Generation: 1}, true, nil
 }
 
-// EnqueueBatch enqueues every request in one transaction, all or none, with
-// one wake-up per distinct tag after the commit. Every request is validated
-// before anything is written.
-func (s *Driver) EnqueueBatch(ctx context.Context, ps []spine.EnqueueParams) ([]spine.EnqueueResult, error) {
-	prepared := make([]spine.EnqueueParams, len(ps))
-	for i, p := range ps {
-		var err error
-		if prepared[i], err = spine.PrepareEnqueue(p, resolveNow(p.Now)); err != nil {
-			return nil, fmt.Errorf("enqueue batch: job %d: %w", i, err)
+// EnqueueCoalesce folds p into the waiting job with its coalesce key, if
+// any (queries/enqueue_coalesce.sql, then enqueue_coalesce_input.sql), and
+// with notify queues its tag's wake-up (driver.JobExecutor). The unique
+// partial index job_queue_coalesce guards the rule.
+func (e *executor) EnqueueCoalesce(ctx context.Context, p spine.EnqueueParams, notify bool) (spine.EnqueueResult, bool, error) {
+	var res spine.EnqueueResult
+	var ok bool
+	err := e.write(ctx, func(w *writeTx) error {
+		err := w.queryRow(ctx, qEnqueueCoalesce,
+			sql.Named("workspace", p.Workspace),
+			sql.Named("app_key", p.Pin.AppKey),
+			sql.Named("action_key", p.Pin.ActionKey),
+			sql.Named("coalesce_key", p.CoalesceKey),
+		).Scan(&res.ID, &res.Generation)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
 		}
-	}
-	results := make([]spine.EnqueueResult, len(ps))
-	err := s.write(ctx, func(w *writeTx) error {
-		for i, p := range prepared {
-			res, err := w.enqueue(ctx, p)
-			if err != nil {
-				return fmt.Errorf("job %d: %w", i, err)
-			}
-			results[i] = res
+		if err != nil {
+			return fmt.Errorf("coalesce: %w", translate(err))
+		}
+		if _, err := w.exec(ctx, qEnqueueCoalesceInput,
+			sql.Named("id", res.ID), sql.Named("input", string(p.Input))); err != nil {
+			return fmt.Errorf("coalesce input: %w", translate(err))
+		}
+		ok, res.Coalesced = true, true
+		if notify {
+			w.wake(p.Pin.Tag)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("enqueue batch: %w", err)
+	if err != nil || !ok {
+		return spine.EnqueueResult{}, false, err
 	}
-	return results, nil
-}
-
-// EnqueueTx enqueues inside the caller's transaction, for library users
-// who write their own rows and the job atomically. In a transaction made by
-// WithTx, the wake-up is sent after it commits (and not at all if it rolls
-// back). In any other transaction the store cannot see the commit, so the
-// wake-up is sent at once, before the job is visible; the worker that
-// wakes finds nothing and its polling picks the job up on the next tick.
-// tx must be a transaction on this store's writer: one WithTx gave, or one
-// begun on DB().
-func (s *Driver) EnqueueTx(ctx context.Context, tx *sql.Tx, p spine.EnqueueParams) (spine.EnqueueResult, error) {
-	p, err := spine.PrepareEnqueue(p, resolveNow(p.Now))
-	if err != nil {
-		return spine.EnqueueResult{}, fmt.Errorf("enqueue: %w", err)
-	}
-	w := s.registered(tx)
-	foreign := w == nil
-	if foreign {
-		w = s.newWriteTx(tx)
-	}
-	res, err := w.enqueue(ctx, p)
-	if err != nil {
-		return spine.EnqueueResult{}, fmt.Errorf("enqueue: %w", err)
-	}
-	if foreign {
-		w.notify()
-	}
-	return res, nil
-}
-
-// enqueue writes one prepared request and queues its wake-up.
-func (w *writeTx) enqueue(ctx context.Context, p spine.EnqueueParams) (spine.EnqueueResult, error) {
-	if p.CoalesceKey != "" {
-		res, ok, err := w.coalesce(ctx, p)
-		if err != nil || ok {
-			return res, err
-		}
-	}
-	if err := w.insertJob(ctx, p); err != nil {
-		return spine.EnqueueResult{}, err
-	}
-	w.wake(p.Pin.Tag)
-	return spine.EnqueueResult{ID: p.ID, Generation: 1}, nil
-}
-
-// coalesce folds p into the waiting job with its coalesce key, if any. The
-// one writer connection means no other transaction can insert that job
-// between this update and the insert that follows a miss; the unique
-// partial index still guards the rule.
-func (w *writeTx) coalesce(ctx context.Context, p spine.EnqueueParams) (spine.EnqueueResult, bool, error) {
-	var res spine.EnqueueResult
-	err := w.queryRow(ctx, qEnqueueCoalesce,
-		sql.Named("workspace", p.Workspace),
-		sql.Named("app_key", p.Pin.AppKey),
-		sql.Named("action_key", p.Pin.ActionKey),
-		sql.Named("coalesce_key", p.CoalesceKey),
-	).Scan(&res.ID, &res.Generation)
-	if errors.Is(err, sql.ErrNoRows) {
-		return res, false, nil
-	}
-	if err != nil {
-		return res, false, fmt.Errorf("coalesce: %w", translate(err))
-	}
-	if _, err := w.exec(ctx, qEnqueueCoalesceInput,
-		sql.Named("id", res.ID), sql.Named("input", string(p.Input))); err != nil {
-		return res, false, fmt.Errorf("coalesce input: %w", translate(err))
-	}
-	res.Coalesced = true
-	w.wake(p.Pin.Tag)
 	return res, true, nil
 }
 
-// insertJob inserts the job row with its pin and its waiting queue row.
+// EnqueueInsertBatch inserts jobs without a coalesce key one by one in the
+// write transaction (their schemas are stored once: pinned_schema.go) and
+// queues one wake-up per tag (driver.JobExecutor).
+func (e *executor) EnqueueInsertBatch(ctx context.Context, ps []spine.EnqueueParams, tags []string) error {
+	return e.write(ctx, func(w *writeTx) error {
+		for _, p := range ps {
+			if _, err := w.insertJob(ctx, p); err != nil {
+				return err
+			}
+		}
+		for _, tag := range tags {
+			w.wake(tag)
+		}
+		return nil
+	})
+}
+
+// insertJob inserts the waiting queue row and the job row with its pin;
+// false, with nothing written, when a waiting job holds p's coalesce key.
 // The pin's schemas go to job_schema, once per content; the job row keeps
-// their hashes.
-func (w *writeTx) insertJob(ctx context.Context, p spine.EnqueueParams) error {
+// their hashes. A zero Now is the clock, and ScheduledFor defaults to Now,
+// as on Postgres.
+func (w *writeTx) insertJob(ctx context.Context, p spine.EnqueueParams) (bool, error) {
 	pin := p.Pin
-	createdAt := micros(resolveNow(p.Now))
+	now := resolveNow(p.Now)
+	scheduled := now
+	if !p.ScheduledFor.IsZero() {
+		scheduled = resolveNow(p.ScheduledFor)
+	}
+	err := w.insertQueue(ctx, queueRow{
+		id: p.ID, workspace: p.Workspace, app: pin.AppKey, action: pin.ActionKey,
+		tag: pin.Tag, priority: p.Priority, scheduledFor: scheduled,
+		coalesceKey: p.CoalesceKey,
+	})
+	if p.CoalesceKey != "" && uniqueViolation(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	createdAt := micros(now)
 	// The later of the job's time and the real clock: the job is created
 	// before used_at + schemaTouch, and a backdated job still refreshes
 	// the rows (pinned_schema.go).
 	usedAt := max(createdAt, micros(time.Now()))
 	inHash, err := w.pinSchema(ctx, pin.InputSchema, usedAt)
 	if err != nil {
-		return fmt.Errorf("insert job %s: %w", p.ID, err)
+		return false, fmt.Errorf("insert job %s: %w", p.ID, err)
 	}
 	outHash, err := w.pinSchema(ctx, pin.OutputSchema, usedAt)
 	if err != nil {
-		return fmt.Errorf("insert job %s: %w", p.ID, err)
+		return false, fmt.Errorf("insert job %s: %w", p.ID, err)
 	}
 	args := append([]any{
 		sql.Named("id", p.ID),
@@ -173,13 +152,16 @@ func (w *writeTx) insertJob(ctx context.Context, p spine.EnqueueParams) error {
 		sql.Named("coalesce_key", textArg(p.CoalesceKey)),
 	}, limitArgs(pin.Limits)...)
 	if _, err := w.exec(ctx, qEnqueueInsertJob, args...); err != nil {
-		return fmt.Errorf("insert job %s: %w", p.ID, translate(err))
+		return false, fmt.Errorf("insert job %s: %w", p.ID, translate(err))
 	}
-	return w.insertQueue(ctx, queueRow{
-		id: p.ID, workspace: p.Workspace, app: pin.AppKey, action: pin.ActionKey,
-		tag: pin.Tag, priority: p.Priority, scheduledFor: resolveNow(p.ScheduledFor),
-		coalesceKey: p.CoalesceKey,
-	})
+	return true, nil
+}
+
+// uniqueViolation reports a unique index refusing a row (not the primary
+// key: a repeated id is a conflict, not a coalesce key taken).
+func uniqueViolation(err error) bool {
+	var se *msqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE
 }
 
 // queueRow is a fresh waiting job_queue row (enqueue, reopen).

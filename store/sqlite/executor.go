@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/windforce/windforce/catalog"
-	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
 )
 
@@ -70,23 +68,4 @@ func (e *executor) read(ctx context.Context, q query, args ...any) (*sql.Rows, e
 		return e.w.query(ctx, q, args...)
 	}
 	return e.d.readerQuery(ctx, q, args...)
-}
-
-// LegacyEnqueueAction is the enqueue path of the driver (transitional).
-func (e *executor) LegacyEnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
-	if e.w == nil {
-		return e.d.EnqueueAction(ctx, r)
-	}
-	app, action, err := e.d.resolveAction(ctx, e.w.tx, r)
-	if err != nil {
-		return spine.EnqueueResult{}, err
-	}
-	p, err := catalog.Resolve(r, app, action)
-	if err != nil {
-		return spine.EnqueueResult{}, err
-	}
-	if p, err = spine.PrepareEnqueue(p, resolveNow(p.Now)); err != nil {
-		return spine.EnqueueResult{}, fmt.Errorf("enqueue: %w", err)
-	}
-	return e.w.enqueue(ctx, p)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver"
 )
 
 // quiet drops the store's log lines in tests.
@@ -27,12 +28,17 @@ func job(tag string) spine.EnqueueParams {
 	}
 }
 
-// enqueue enqueues p or fails the test.
+// enqueue inserts p (checked and filled as the core would) and wakes its
+// tag, or fails the test.
 func enqueue(t testing.TB, s *Driver, p spine.EnqueueParams) spine.EnqueueResult {
 	t.Helper()
-	res, err := s.Enqueue(context.Background(), p)
+	p, err := spine.PrepareEnqueue(p, time.Time{})
 	if err != nil {
 		t.Fatalf("enqueue: %v", err)
+	}
+	res, inserted, err := s.Executor().EnqueueInsert(context.Background(), p, true)
+	if err != nil || !inserted {
+		t.Fatalf("enqueue: %v (inserted %v)", err, inserted)
 	}
 	return res
 }
@@ -42,10 +48,17 @@ func enqueueN(t testing.TB, s *Driver, tag string, n int, now time.Time) {
 	t.Helper()
 	ps := make([]spine.EnqueueParams, n)
 	for i := range ps {
-		ps[i] = job(tag)
-		ps[i].Now = now
+		var err error
+		p := job(tag)
+		p.Now = now
+		if ps[i], err = spine.PrepareEnqueue(p, time.Time{}); err != nil {
+			t.Fatalf("enqueue batch: %v", err)
+		}
 	}
-	if _, err := s.EnqueueBatch(context.Background(), ps); err != nil {
+	err := s.Executor().Tx(context.Background(), func(ex driver.Executor) error {
+		return ex.EnqueueInsertBatch(context.Background(), ps, []string{tag})
+	})
+	if err != nil {
 		t.Fatalf("enqueue batch: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/windforce/windforce/spine"
 )
@@ -127,7 +128,7 @@ func TestReopenPrepares(t *testing.T) {
 	if s.stmts.Load() == nil {
 		t.Fatal("statements not prepared when opening a current schema")
 	}
-	if _, err := s.GetJob(ctx, "ws", id); err != nil {
+	if _, err := s.Executor().GetJob(ctx, "ws", id); err != nil {
 		t.Fatalf("job enqueued before reopen: %v", err)
 	}
 }
@@ -137,7 +138,11 @@ func TestReopenPrepares(t *testing.T) {
 func TestUnmigratedFailsClearly(t *testing.T) {
 	t.Parallel()
 	s := openStore(t)
-	_, err := s.Enqueue(context.Background(), job("default"))
+	p, err := spine.PrepareEnqueue(job("default"), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.Executor().EnqueueInsert(context.Background(), p, true)
 	if err == nil || !strings.Contains(err.Error(), "no such table") {
 		t.Fatalf("enqueue before migrate: %v, want a missing-table error", err)
 	}

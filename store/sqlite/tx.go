@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/windforce/windforce/store/driver"
 )
 
 // writeTx is one transaction on the writer connection: its statements, the
@@ -20,6 +21,9 @@ type writeTx struct {
 	// schemas are the schemas this transaction pinned, by text, so the
 	// jobs of a batch store theirs once (pinned_schema.go).
 	schemas map[string]pinnedSchema
+	// eager sends each wake-up at once: the driver cannot see this
+	// transaction's commit (TxExecutor).
+	eager bool
 }
 
 func (s *Driver) newWriteTx(tx *sql.Tx) *writeTx {
@@ -27,11 +31,21 @@ func (s *Driver) newWriteTx(tx *sql.Tx) *writeTx {
 }
 
 // wake queues a wake-up for tag, sent after commit; one per distinct tag.
-func (w *writeTx) wake(tag string) { w.tags[tag] = struct{}{} }
+func (w *writeTx) wake(tag string) {
+	w.tags[tag] = struct{}{}
+	if w.eager {
+		w.notify()
+	}
+}
 
 // finished queues a completion wake-up for job id, sent after commit: the
 // transaction wrote its job_completed row.
-func (w *writeTx) finished(id uuid.UUID) { w.done = append(w.done, id) }
+func (w *writeTx) finished(id uuid.UUID) {
+	w.done = append(w.done, id)
+	if w.eager {
+		w.notify()
+	}
+}
 
 // notify sends the queued wake-ups. Call it only after a successful commit:
 // a worker woken earlier would find nothing to claim, and a waiter woken
@@ -103,28 +117,12 @@ func (r errRow) Scan(...any) error { return r.err }
 // write runs fn in one BEGIN IMMEDIATE transaction on the writer and, once
 // it has committed, sends the wake-ups fn queued. Any error (or panic) in fn
 // rolls back and sends none.
-func (s *Driver) write(ctx context.Context, fn func(w *writeTx) error) error {
-	return s.writeRegistered(ctx, false, fn)
-}
-
-// writeRegistered is write; with register, the transaction is findable by
-// EnqueueTx while fn runs.
-func (s *Driver) writeRegistered(ctx context.Context, register bool, fn func(w *writeTx) error) (err error) {
+func (s *Driver) write(ctx context.Context, fn func(w *writeTx) error) (err error) {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", translate(err))
 	}
 	w := s.newWriteTx(tx)
-	if register {
-		s.openMu.Lock()
-		s.open[tx] = w
-		s.openMu.Unlock()
-		defer func() {
-			s.openMu.Lock()
-			delete(s.open, tx)
-			s.openMu.Unlock()
-		}()
-	}
 	committed := false
 	defer func() {
 		if !committed {
@@ -144,19 +142,25 @@ func (s *Driver) writeRegistered(ctx context.Context, register bool, fn func(w *
 
 // WithTx runs fn in one write transaction (BEGIN IMMEDIATE on the writer
 // connection) and commits when fn returns nil; an error or panic rolls back.
-// Jobs enqueued in it with EnqueueTx wake their workers only after the
-// commit succeeds; a rollback sends no wake-up.
+// fn gets the transaction twice: tx for the caller's own statements, and ex
+// for the store core's methods that join a transaction
+// (store.Store.EnqueueTx, EnqueueActionTx). Jobs enqueued through ex wake
+// their workers only after the commit succeeds; a rollback sends no
+// wake-up.
 //
-// fn must use only tx (and EnqueueTx with tx): the store has one writer
-// connection and tx holds it, so any other Store method that writes would
-// wait for it forever.
-func (s *Driver) WithTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return s.writeRegistered(ctx, true, func(w *writeTx) error { return fn(w.tx) })
+// fn must use only tx and ex: the driver has one writer connection and tx
+// holds it, so any other method that writes would wait for it forever.
+func (s *Driver) WithTx(ctx context.Context, fn func(tx *sql.Tx, ex driver.Executor) error) error {
+	return s.write(ctx, func(w *writeTx) error { return fn(w.tx, &executor{d: s, w: w}) })
 }
 
-// registered returns the writeTx of a transaction WithTx is running, or nil.
-func (s *Driver) registered(tx *sql.Tx) *writeTx {
-	s.openMu.Lock()
-	defer s.openMu.Unlock()
-	return s.open[tx]
+// TxExecutor runs the operations inside tx, a transaction the caller began
+// on DB() itself. The driver cannot see that transaction commit, so each
+// wake-up is sent as soon as an operation queues it, before the job is
+// visible: the worker it wakes finds nothing, and its polling picks the
+// job up on the next tick. Prefer WithTx, which wakes after the commit.
+func (s *Driver) TxExecutor(tx *sql.Tx) driver.Executor {
+	w := s.newWriteTx(tx)
+	w.eager = true
+	return &executor{d: s, w: w}
 }
