@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"errors"
 
 	"github.com/google/uuid"
 
@@ -15,6 +14,7 @@ import (
 type EnqueueStore interface {
 	EnqueueAction(ctx context.Context, r EnqueueRequest) (spine.EnqueueResult, error)
 	GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error)
+	Requeuer
 }
 
 // Requeuer is the store side of a requeue: cancel a waiting job and
@@ -62,20 +62,13 @@ func (e *Enqueuer) Via(ctx context.Context, r EnqueueRequest,
 	return res, nil
 }
 
-// ErrNoRequeue is returned by Requeue over a store without Requeue.
-var ErrNoRequeue = errors.New("requeue: the store does not implement Requeue")
-
 // Requeue cancels the waiting job id and enqueues its input again (the
 // store's Requeue), and counts the new job under its trigger, which is the
 // old job's. The trigger is read after the requeue committed: a requeue
 // the store refuses costs no read, and a failed read cannot undo a job
 // already in the queue, so it is counted under trigger "unknown".
 func (e *Enqueuer) Requeue(ctx context.Context, workspace string, id uuid.UUID, actor string) (spine.EnqueueResult, error) {
-	rq, ok := e.Store.(Requeuer)
-	if !ok {
-		return spine.EnqueueResult{}, ErrNoRequeue
-	}
-	res, err := rq.Requeue(ctx, workspace, id, actor)
+	res, err := e.Store.Requeue(ctx, workspace, id, actor)
 	if err != nil {
 		return res, err
 	}

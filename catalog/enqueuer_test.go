@@ -35,9 +35,6 @@ func (f *fakeEnqueueStore) Requeue(_ context.Context, _ string, id uuid.UUID, _ 
 	return spine.EnqueueResult{ID: uuid.New(), Generation: 1}, nil
 }
 
-// plainStore has no Requeue.
-type plainStore struct{ catalog.EnqueueStore }
-
 // counts records each Count call as "trigger/workspace".
 type counts []string
 
@@ -82,15 +79,15 @@ func TestEnqueuerCountsAccepted(t *testing.T) {
 	}
 }
 
-// TestEnqueuerWithoutCountOrRequeue: a nil Count counts nothing, and a
-// store without Requeue is ErrNoRequeue.
-func TestEnqueuerWithoutCountOrRequeue(t *testing.T) {
+// TestEnqueuerWithoutCount: a nil Count counts nothing and breaks
+// nothing.
+func TestEnqueuerWithoutCount(t *testing.T) {
 	t.Parallel()
-	e := &catalog.Enqueuer{Store: plainStore{&fakeEnqueueStore{}}}
+	e := &catalog.Enqueuer{Store: &fakeEnqueueStore{trigger: spine.TriggerCLI}}
 	if _, err := e.Enqueue(t.Context(), catalog.EnqueueRequest{Action: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Requeue(t.Context(), "w", uuid.New(), ""); !errors.Is(err, catalog.ErrNoRequeue) {
-		t.Fatalf("requeue over a store without it: %v", err)
+	if _, err := e.Requeue(t.Context(), "w", uuid.New(), ""); err != nil {
+		t.Fatal(err)
 	}
 }
