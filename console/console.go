@@ -23,6 +23,7 @@ type Store interface {
 	spine.Store
 	spine.Lister
 	catalog.Store
+	catalog.Requeuer
 	auth.Store
 	schedule.Store
 }

@@ -22,6 +22,7 @@ type Store interface {
 	spine.Store
 	spine.Lister
 	catalog.Store
+	catalog.Requeuer
 	auth.Store
 	WebhookStore
 	schedule.Store
