@@ -8,7 +8,8 @@ import (
 	"github.com/windforce/windforce/store/driver"
 )
 
-// unknownActor names who canceled or reopened when the caller did not say.
+// unknownActor names who canceled, reopened or requeued when the caller
+// did not say.
 const unknownActor = "unknown"
 
 // Cancel finishes a waiting job as canceled at once, or marks a running

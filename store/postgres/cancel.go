@@ -11,10 +11,6 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// unknownActor names who acted when the caller did not say (requeue_job.go;
-// the core defaults cancel and reopen itself).
-const unknownActor = "unknown"
-
 // CancelLock locks a live job of the workspace (cancel_lock.sql) and
 // returns its status (driver.LifecycleExecutor). Only when there is no
 // live row does it read the finished status too, so a cancel of a live job

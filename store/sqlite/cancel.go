@@ -12,10 +12,6 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// unknownActor stands for an operator action whose caller gave no name
-// (requeue_job.go; the core defaults cancel and reopen itself).
-const unknownActor = "unknown"
-
 // jobState is where a job is, as job_state reads it.
 type jobState struct {
 	app, action, tag string
