@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,29 +11,22 @@ import (
 )
 
 // Claim takes up to p.Limit waiting jobs on p.Tags in one statement
-// (invariant 2; see queries/claim.sql).
-func (s *Driver) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error) {
-	if p.Limit <= 0 {
-		return nil, fmt.Errorf("claim jobs: %w: limit %d is not positive", spine.ErrInvalid, p.Limit)
-	}
-	tags := distinct(p.Tags)
-	if len(tags) == 0 {
-		return nil, fmt.Errorf("claim jobs: %w: no tags", spine.ErrInvalid)
-	}
-	ctx, cancel := s.op(ctx)
+// (queries/claim.sql): one round trip (driver.QueueExecutor).
+func (e *executor) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error) {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, qClaim, pgx.StrictNamedArgs{
-		"tags":   tags,
+	rows, err := e.q.Query(ctx, qClaim, pgx.StrictNamedArgs{
+		"tags":   p.Tags,
 		"limit":  p.Limit,
 		"now":    timeArg(p.Now),
 		"worker": p.Worker,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("claim jobs: %w", translate(err))
+		return nil, translate(err)
 	}
 	jobs, err := pgx.CollectRows(rows, scanClaimed)
 	if err != nil {
-		return nil, fmt.Errorf("claim jobs: %w", translate(err))
+		return nil, translate(err)
 	}
 	return jobs, nil
 }
@@ -70,25 +62,23 @@ func scanClaimed(row pgx.CollectableRow) (spine.ClaimedJob, error) {
 }
 
 // Heartbeat renews every still-owned lease in one statement and returns
-// them with their cancel mark (invariant 3; see queries/heartbeat.sql).
-func (s *Driver) Heartbeat(ctx context.Context, p spine.HeartbeatParams) ([]spine.HeartbeatResult, error) {
-	if len(p.Leases) == 0 {
-		return nil, nil
-	}
+// them with their cancel mark (queries/heartbeat.sql): one round trip
+// (driver.QueueExecutor).
+func (e *executor) Heartbeat(ctx context.Context, p spine.HeartbeatParams) ([]spine.HeartbeatResult, error) {
 	ids := make([]uuid.UUID, len(p.Leases))
 	tokens := make([]uuid.UUID, len(p.Leases))
 	for i, l := range p.Leases {
 		ids[i], tokens[i] = l.JobID, l.ClaimToken
 	}
-	ctx, cancel := s.op(ctx)
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, qHeartbeat, pgx.StrictNamedArgs{
+	rows, err := e.q.Query(ctx, qHeartbeat, pgx.StrictNamedArgs{
 		"job_ids":      ids,
 		"claim_tokens": tokens,
 		"now":          timeArg(p.Now),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("heartbeat: %w", translate(err))
+		return nil, translate(err)
 	}
 	owned, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (spine.HeartbeatResult, error) {
 		var r spine.HeartbeatResult
@@ -96,20 +86,7 @@ func (s *Driver) Heartbeat(ctx context.Context, p spine.HeartbeatParams) ([]spin
 		return r, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("heartbeat: %w", translate(err))
+		return nil, translate(err)
 	}
 	return owned, nil
-}
-
-// distinct drops duplicate and empty tags, keeping the first order.
-func distinct(tags []string) []string {
-	out := make([]string, 0, len(tags))
-	seen := make(map[string]bool, len(tags))
-	for _, t := range tags {
-		if t != "" && !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	return out
 }

@@ -6,13 +6,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-
-	"github.com/windforce/windforce/spine"
 )
 
 // The claim reads job_queue through the partial claim index, tag first,
@@ -66,61 +63,6 @@ func planOf(t *testing.T, tx pgx.Tx, explain string, args ...any) string {
 		t.Fatalf("explain: %v", err)
 	}
 	return strings.Join(lines, "\n")
-}
-
-// Concurrent claimers never get the same job, and no claim returns more
-// than its limit (the SKIP LOCKED + LIMIT pitfall).
-func TestConcurrentClaimsNeverShareOrExceedLimit(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
-	ctx := context.Background()
-	const jobs, workers, limit = 200, 4, 3
-	batch := make([]spine.EnqueueParams, jobs)
-	for i := range batch {
-		batch[i] = job("default")
-	}
-	if _, err := s.EnqueueBatch(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	seen := map[uuid.UUID]string{}
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := range workers {
-		worker := fmt.Sprintf("w%d", w)
-		wg.Go(func() {
-			for {
-				got, err := s.Claim(ctx, spine.ClaimParams{Worker: worker, Tags: []string{"default"}, Limit: limit})
-				if err != nil {
-					errs <- err
-					return
-				}
-				if len(got) > limit {
-					errs <- fmt.Errorf("claim returned %d jobs, limit %d", len(got), limit)
-					return
-				}
-				if len(got) == 0 {
-					return
-				}
-				mu.Lock()
-				for _, j := range got {
-					if other, dup := seen[j.ID]; dup {
-						errs <- fmt.Errorf("job %s claimed by %s and %s", j.ID, other, worker)
-					}
-					seen[j.ID] = worker
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if len(seen) != jobs {
-		t.Fatalf("claimed %d distinct jobs, want %d", len(seen), jobs)
-	}
 }
 
 // Completion and heartbeat lock each lease's row through a primary-key

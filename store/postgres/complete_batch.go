@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,37 +11,33 @@ import (
 )
 
 // CompleteBatch completes many owned jobs in one statement, each fenced on
-// its own claim token (see queries/complete_batch.sql). A lost lease gets
-// ErrNotOwner in its outcome and does not hold back the others.
-func (s *Driver) CompleteBatch(ctx context.Context, ps []spine.CompleteParams) ([]spine.CompleteOutcome, error) {
-	plan := spine.PlanCompleteBatch(ps)
-	if len(plan.Todo) == 0 {
-		return plan.Outcomes, nil
-	}
-	n := len(plan.Todo)
+// its own claim token (see queries/complete_batch.sql): one round trip
+// whatever the batch's size. A lost lease finds no row and gets the empty
+// status (driver.QueueExecutor).
+func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams) ([]spine.Status, error) {
+	n := len(cs)
 	ids := make([]uuid.UUID, n)
 	tokens := make([]uuid.UUID, n)
 	results := make([]*string, n)
 	nows := make([]*time.Time, n)
-	for k, i := range plan.Todo {
-		p := ps[i]
-		ids[k], tokens[k] = p.JobID, p.ClaimToken
-		if r := plan.Results[i]; len(r) > 0 {
-			str := string(r)
+	for k, c := range cs {
+		ids[k], tokens[k] = c.JobID, c.ClaimToken
+		if len(c.Result) > 0 {
+			str := string(c.Result)
 			results[k] = &str
 		}
-		if !p.Now.IsZero() {
-			now := p.Now
+		if !c.Now.IsZero() {
+			now := c.Now
 			nows[k] = &now
 		}
 	}
-	ctx, cancel := s.op(ctx)
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, qCompleteBatch, pgx.StrictNamedArgs{
-		"job_ids": ids, "claim_tokens": tokens, "results": results, "nows": nows, "done_channel": s.doneChannel,
+	rows, err := e.q.Query(ctx, qCompleteBatch, pgx.StrictNamedArgs{
+		"job_ids": ids, "claim_tokens": tokens, "results": results, "nows": nows, "done_channel": e.d.doneChannel,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("complete batch of %d jobs: %w", n, translate(err))
+		return nil, translate(err)
 	}
 	done := make(map[spine.Lease]spine.Status, n)
 	var l spine.Lease
@@ -52,14 +47,11 @@ func (s *Driver) CompleteBatch(ctx context.Context, ps []spine.CompleteParams) (
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("complete batch of %d jobs: %w", n, translate(err))
+		return nil, translate(err)
 	}
-	for _, i := range plan.Todo {
-		if st, ok := done[ps[i].Lease]; ok {
-			plan.Outcomes[i].Status = st
-			continue
-		}
-		plan.Outcomes[i].Err = fmt.Errorf("complete job %s: %w", ps[i].JobID, spine.ErrNotOwner)
+	statuses := make([]spine.Status, n)
+	for k, c := range cs {
+		statuses[k] = done[c.Lease]
 	}
-	return plan.Outcomes, nil
+	return statuses, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver"
 )
 
 // A waiter on one server is woken by a completion another process (a
@@ -32,39 +33,13 @@ func TestCompletionWakesWaitersOfAnotherStore(t *testing.T) {
 	ch, stop := server.SubscribeCompletion(res.ID)
 	defer stop()
 	c := claimOne(t, worker, "default", claimNow())
-	if _, err := worker.Complete(context.Background(), spine.CompleteParams{Lease: lease(c), Result: []byte(`1`)}); err != nil {
+	if _, err := worker.Executor().Complete(context.Background(), driver.Completion{Lease: lease(c), Status: spine.StatusSuccess, Result: []byte(`1`)}); err != nil {
 		t.Fatal(err)
 	}
 	waitWake(t, ch, "on the server after the worker's store completed the job")
 	if j := getJob(t, server, res); j.Status != spine.StatusSuccess {
 		t.Fatalf("status after the wake-up %s, want success", j.Status)
 	}
-}
-
-// A retry and a cancel mark leave the job live: its waiters are not woken.
-func TestRetryAndCancelMarkDoNotWakeWaiters(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
-	ctx := context.Background()
-	res := enqueue(t, s, job("default")) // two attempts
-	ch, stop := s.SubscribeCompletion(res.ID)
-	defer stop()
-	c := claimOne(t, s, "default", claimNow())
-	out, err := s.Fail(ctx, spine.FailParams{Lease: lease(c), Error: spine.JobError{Message: "first"}})
-	if err != nil || !out.Retried {
-		t.Fatalf("Fail with an attempt left: %+v %v, want a retry", out, err)
-	}
-	noWake(t, s, ch, "for a retried job")
-
-	c = claimOne(t, s, "default", out.ScheduledFor)
-	if err := s.Executor().CancelMark(ctx, spine.CancelParams{Workspace: "ws", JobID: res.ID, By: "op"}); err != nil {
-		t.Fatal(err)
-	}
-	noWake(t, s, ch, "for a cancel mark on a running job")
-	if _, err := s.Complete(ctx, spine.CompleteParams{Lease: lease(c), Result: []byte(`1`)}); err != nil {
-		t.Fatal(err)
-	}
-	waitWake(t, ch, "after the marked job completed canceled")
 }
 
 // A listener that lost its connection wakes every completion waiter once

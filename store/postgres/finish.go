@@ -3,37 +3,23 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver"
 )
 
-// Complete finishes an owned job with success (or canceled when it carries
-// the cancel mark) in one statement, so one round trip (invariant 5; see
-// queries/complete.sql).
-func (s *Driver) Complete(ctx context.Context, p spine.CompleteParams) (spine.Status, error) {
-	result, err := spine.CheckResult(p.Result)
-	if err != nil {
-		return "", fmt.Errorf("complete job %s: %w", p.JobID, err)
-	}
-	ctx, cancel := s.op(ctx)
+// Complete runs complete.sql: the fenced terminal completion of Complete,
+// Fail and Release, which also wakes the job's waiters on commit, in one
+// round trip (driver.QueueExecutor).
+func (e *executor) Complete(ctx context.Context, c driver.Completion) (spine.Status, error) {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	status, err := s.finish(ctx, s.pool, p.Lease, spine.StatusSuccess, jsonArg(result), nil, p.Now)
-	if err != nil {
-		return "", fmt.Errorf("complete job %s: %w", p.JobID, err)
-	}
-	return status, nil
-}
-
-// finish runs complete.sql: the fenced terminal completion shared by
-// Complete, Fail and Release, which also wakes the job's waiters on
-// commit. ErrNotOwner when the lease is lost.
-func (s *Driver) finish(ctx context.Context, q querier, l spine.Lease, status spine.Status, result, jobErr any, now time.Time) (spine.Status, error) {
 	var got string
-	err := q.QueryRow(ctx, qComplete, s.completeArgs(l, status, result, jobErr, timeArg(now), true)).Scan(&got)
+	err := e.q.QueryRow(ctx, qComplete,
+		e.d.completeArgs(c.Lease, c.Status, jsonArg(c.Result), textArg(c.Error), timeArg(c.Now), true)).Scan(&got)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", spine.ErrNotOwner
 	}
@@ -41,6 +27,14 @@ func (s *Driver) finish(ctx context.Context, q querier, l spine.Lease, status sp
 		return "", translate(err)
 	}
 	return spine.Status(got), nil
+}
+
+// textArg passes an encoded job error, NULL for none.
+func textArg(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // completeArgs are complete.sql's arguments; notify says whether the
@@ -58,110 +52,53 @@ func (s *Driver) completeArgs(l spine.Lease, status spine.Status, result, jobErr
 	}
 }
 
-// leaseState is what Fail and Release read under the row lock.
-type leaseState struct {
-	attempt  int
-	canceled bool
-	policy   spine.RetryPolicy
-	now      time.Time
-}
-
-// lockLease locks an owned job's queue row for the transaction; ErrNotOwner
-// when the lease is lost.
-func lockLease(ctx context.Context, tx pgx.Tx, l spine.Lease, now time.Time) (leaseState, error) {
+// LockLease locks an owned job's queue row FOR UPDATE for the transaction
+// (queries/lock_lease.sql), so a heartbeat in flight (FOR KEY SHARE) or a
+// reaper is waited for; spine.ErrNotOwner when the lease is lost
+// (driver.QueueExecutor).
+func (e *executor) LockLease(ctx context.Context, l spine.Lease, now time.Time) (driver.LeaseState, error) {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
 	var (
-		st          leaseState
+		st          driver.LeaseState
 		maxAttempts int
 		backoffMS   int64
 		factor      float64
 	)
-	err := tx.QueryRow(ctx, qLockLease, pgx.StrictNamedArgs{
+	err := e.q.QueryRow(ctx, qLockLease, pgx.StrictNamedArgs{
 		"job_id": l.JobID, "claim_token": l.ClaimToken, "now": timeArg(now),
-	}).Scan(&st.attempt, &st.canceled, &maxAttempts, &backoffMS, &factor, &st.now)
+	}).Scan(&st.Attempt, &st.Canceled, &maxAttempts, &backoffMS, &factor, &st.Now)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return st, spine.ErrNotOwner
 	}
 	if err != nil {
 		return st, translate(err)
 	}
-	st.policy = retryPolicy(maxAttempts, backoffMS, factor)
+	st.Retry = retryPolicy(maxAttempts, backoffMS, factor)
 	return st, nil
 }
 
-// Fail records a failed attempt of an owned job. Under the row lock it
-// decides with spine.NextRetry on the pinned policy: back to waiting with
-// attempt+1 at the retry time, or finished as failure (canceled when
-// marked: a cancel mark wins over a retry).
-func (s *Driver) Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome, error) {
-	jobErr, err := p.Error.Encode()
-	if err != nil {
-		return spine.FailOutcome{}, fmt.Errorf("fail job %s: %w", p.JobID, err)
-	}
-	ctx, cancel := s.op(ctx)
+// Requeue runs requeue.sql under the caller's row lock, which also wakes
+// the job's tag on commit (driver.QueueExecutor).
+func (e *executor) Requeue(ctx context.Context, r driver.Requeue) error {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	var out spine.FailOutcome
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		out, err = s.failLocked(ctx, tx, p.Lease, jobErr, p.Now)
-		return err
-	})
-	if err != nil {
-		return spine.FailOutcome{}, fmt.Errorf("fail job %s: %w", p.JobID, err)
-	}
-	return out, nil
-}
-
-// failLocked records one failed attempt inside tx: it locks the lease's
-// row, then retries or finishes the job. ErrNotOwner (nothing written) when
-// the lease is lost.
-func (s *Driver) failLocked(ctx context.Context, tx pgx.Tx, l spine.Lease, jobErr string, now time.Time) (spine.FailOutcome, error) {
-	st, err := lockLease(ctx, tx, l, now)
-	if err != nil {
-		return spine.FailOutcome{}, err
-	}
-	if at, retry := spine.NextRetry(st.policy, st.attempt, st.now); retry && !st.canceled {
-		at = at.UTC().Truncate(time.Microsecond)
-		out := spine.FailOutcome{Retried: true, NextAttempt: st.attempt + 1, ScheduledFor: at}
-		return out, s.requeue(ctx, tx, l, 1, jobErr, at)
-	}
-	status, err := s.finish(ctx, tx, l, spine.StatusFailure, nil, jobErr, st.now)
-	return spine.FailOutcome{Status: status}, err
-}
-
-// Release gives an owned job back to the queue without charging an
-// attempt or a restart; a cancel-marked job is finished canceled instead.
-func (s *Driver) Release(ctx context.Context, p spine.ReleaseParams) error {
-	ctx, cancel := s.op(ctx)
-	defer cancel()
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		st, err := lockLease(ctx, tx, p.Lease, p.Now)
-		if err != nil {
-			return err
-		}
-		if st.canceled {
-			_, err := s.finish(ctx, tx, p.Lease, spine.StatusCanceled, nil, nil, st.now)
-			return err
-		}
-		return s.requeue(ctx, tx, p.Lease, 0, nil, st.now)
-	})
-	if err != nil {
-		return fmt.Errorf("release job %s: %w", p.JobID, err)
-	}
-	return nil
-}
-
-// requeue runs requeue.sql under the caller's row lock.
-func (s *Driver) requeue(ctx context.Context, tx pgx.Tx, l spine.Lease, attemptStep int, lastError any, at time.Time) error {
 	var id any
-	err := tx.QueryRow(ctx, qRequeue, pgx.StrictNamedArgs{
-		"job_id":        l.JobID,
-		"claim_token":   l.ClaimToken,
-		"attempt_step":  attemptStep,
-		"last_error":    lastError,
-		"scheduled_for": timeArg(at),
-		"channel":       s.channel,
-	}).Scan(&id)
+	err := e.q.QueryRow(ctx, qRequeue, e.d.requeueArgs(r)).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return spine.ErrNotOwner
 	}
 	return translate(err)
+}
+
+// requeueArgs are requeue.sql's arguments.
+func (s *Driver) requeueArgs(r driver.Requeue) pgx.StrictNamedArgs {
+	return pgx.StrictNamedArgs{
+		"job_id":        r.JobID,
+		"claim_token":   r.ClaimToken,
+		"attempt_step":  r.AttemptStep,
+		"last_error":    textArg(r.LastError),
+		"scheduled_for": timeArg(r.ScheduledFor),
+		"channel":       s.channel,
+	}
 }

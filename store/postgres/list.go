@@ -2,11 +2,8 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"strings"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/windforce/windforce/spine"
@@ -43,59 +40,44 @@ func rareOnly(statuses []spine.Status) bool {
 	return len(statuses) > 0
 }
 
-// listStart is the cursor of a first page: after every job. Binding a
-// position even then keeps the cursor an index condition in every plan.
-var listStart = spine.JobCursor{
-	CreatedAt: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC),
-	ID:        uuid.Max,
-}
-
-// ListJobs returns one page of a workspace's jobs, newest first, in the
-// view of GetJob (queries/list_jobs.sql).
-func (s *Driver) ListJobs(ctx context.Context, p spine.ListJobsParams) ([]spine.Job, error) {
-	if err := p.Check(); err != nil {
-		return nil, fmt.Errorf("list jobs: %w", err)
-	}
-	after := listStart
-	if p.After != nil {
-		after = *p.After
-	}
+// ListJobs reads one page of a workspace's jobs, newest first, in the
+// view of GetJob (queries/list_jobs.sql; qListJobsRare for a filter on
+// failure and canceled only) (driver.QueueExecutor).
+func (e *executor) ListJobs(ctx context.Context, p spine.ListJobsParams) ([]spine.Job, error) {
 	statuses := make([]string, 0, len(p.Statuses))
 	for _, st := range p.Statuses {
 		statuses = append(statuses, string(st))
 	}
-	ctx, cancel := s.op(ctx)
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	query := qListJobs
 	if rareOnly(p.Statuses) {
 		query = qListJobsRare
 	}
-	rows, err := s.pool.Query(ctx, query, pgx.StrictNamedArgs{
-		"workspace": p.Workspace, "after_at": after.CreatedAt, "after_id": after.ID,
+	rows, err := e.q.Query(ctx, query, pgx.StrictNamedArgs{
+		"workspace": p.Workspace, "after_at": p.After.CreatedAt, "after_id": p.After.ID,
 		"app": p.App, "action": p.Action, "tag": p.Tag, "trigger": string(p.Trigger),
 		"statuses": statuses, "limit": p.Limit,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list jobs of %s: %w", p.Workspace, translate(err))
+		return nil, translate(err)
 	}
 	jobs, err := pgx.CollectRows(rows, scanJob)
 	if err != nil {
-		return nil, fmt.Errorf("list jobs of %s: %w", p.Workspace, translate(err))
+		return nil, translate(err)
 	}
 	return jobs, nil
 }
 
-// CountJobs counts a workspace's jobs per status; every status is present,
-// zero when the workspace has none in it.
-func (s *Driver) CountJobs(ctx context.Context, workspace string) (map[spine.Status]int64, error) {
-	ctx, cancel := s.op(ctx)
+// CountJobs counts a workspace's jobs per status (driver.QueueExecutor).
+func (e *executor) CountJobs(ctx context.Context, workspace string) (map[spine.Status]int64, error) {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, qCountJobs, pgx.StrictNamedArgs{"workspace": workspace})
+	rows, err := e.q.Query(ctx, qCountJobs, pgx.StrictNamedArgs{"workspace": workspace})
 	if err != nil {
-		return nil, fmt.Errorf("count jobs of %s: %w", workspace, translate(err))
+		return nil, translate(err)
 	}
-	counts := map[spine.Status]int64{spine.StatusQueued: 0, spine.StatusRunning: 0,
-		spine.StatusSuccess: 0, spine.StatusFailure: 0, spine.StatusCanceled: 0}
+	counts := make(map[spine.Status]int64, 5)
 	var status string
 	var n int64
 	_, err = pgx.ForEachRow(rows, []any{&status, &n}, func() error {
@@ -103,7 +85,7 @@ func (s *Driver) CountJobs(ctx context.Context, workspace string) (map[spine.Sta
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("count jobs of %s: %w", workspace, translate(err))
+		return nil, translate(err)
 	}
 	return counts, nil
 }

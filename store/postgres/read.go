@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,21 +11,21 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// GetJob returns a job in any state (queries/get_job.sql). ErrNotFound
-// when it is not in that workspace.
-func (s *Driver) GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error) {
-	ctx, cancel := s.op(ctx)
+// GetJob reads a job in any state (queries/get_job.sql);
+// spine.ErrNotFound when it is not in that workspace (driver.QueueExecutor).
+func (e *executor) GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error) {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, qGetJob, pgx.StrictNamedArgs{"job_id": id, "workspace": workspace})
+	rows, err := e.q.Query(ctx, qGetJob, pgx.StrictNamedArgs{"job_id": id, "workspace": workspace})
 	if err != nil {
-		return spine.Job{}, fmt.Errorf("get job %s: %w", id, translate(err))
+		return spine.Job{}, translate(err)
 	}
 	j, err := pgx.CollectExactlyOneRow(rows, scanJob)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && j.Status == "") {
-		return spine.Job{}, fmt.Errorf("get job %s: %w", id, spine.ErrNotFound)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return spine.Job{}, spine.ErrNotFound
 	}
 	if err != nil {
-		return spine.Job{}, fmt.Errorf("get job %s: %w", id, translate(err))
+		return spine.Job{}, translate(err)
 	}
 	return j, nil
 }
@@ -76,31 +75,28 @@ func scanJob(row pgx.CollectableRow) (spine.Job, error) {
 }
 
 // AppendLog appends a chunk to an owned job's logs, fenced on the claim
-// token (queries/append_log.sql). NUL and invalid UTF-8, which a text
-// column refuses, are replaced rather than failing the job's output.
-func (s *Driver) AppendLog(ctx context.Context, p spine.AppendLogParams) error {
-	ctx, cancel := s.op(ctx)
+// token (queries/append_log.sql) (driver.QueueExecutor).
+func (e *executor) AppendLog(ctx context.Context, p spine.AppendLogParams) error {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var seq int64
-	err := s.pool.QueryRow(ctx, qAppendLog, pgx.StrictNamedArgs{
-		"job_id": p.JobID, "claim_token": p.ClaimToken, "data": spine.SafeText(p.Data), "now": timeArg(p.Now),
+	err := e.q.QueryRow(ctx, qAppendLog, pgx.StrictNamedArgs{
+		"job_id": p.JobID, "claim_token": p.ClaimToken, "data": p.Data, "now": timeArg(p.Now),
 	}).Scan(&seq)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("append log of job %s: %w", p.JobID, spine.ErrNotOwner)
+		return spine.ErrNotOwner
 	}
-	if err != nil {
-		return fmt.Errorf("append log of job %s: %w", p.JobID, translate(err))
-	}
-	return nil
+	return translate(err)
 }
 
-// Logs returns a job's chunks with Seq > afterSeq, in order.
-func (s *Driver) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]spine.LogChunk, error) {
-	ctx, cancel := s.op(ctx)
+// Logs reads a job's chunks with Seq > afterSeq, in order
+// (driver.QueueExecutor).
+func (e *executor) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]spine.LogChunk, error) {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, qLogs, pgx.StrictNamedArgs{"job_id": jobID, "after_seq": afterSeq})
+	rows, err := e.q.Query(ctx, qLogs, pgx.StrictNamedArgs{"job_id": jobID, "after_seq": afterSeq})
 	if err != nil {
-		return nil, fmt.Errorf("read logs of job %s: %w", jobID, translate(err))
+		return nil, translate(err)
 	}
 	chunks, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (spine.LogChunk, error) {
 		var c spine.LogChunk
@@ -108,18 +104,18 @@ func (s *Driver) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]s
 		return c, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read logs of job %s: %w", jobID, translate(err))
+		return nil, translate(err)
 	}
 	return chunks, nil
 }
 
-// Audit returns a job's audit trail, oldest first.
-func (s *Driver) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry, error) {
-	ctx, cancel := s.op(ctx)
+// Audit reads a job's audit trail, oldest first (driver.QueueExecutor).
+func (e *executor) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry, error) {
+	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, qAudit, pgx.StrictNamedArgs{"job_id": jobID})
+	rows, err := e.q.Query(ctx, qAudit, pgx.StrictNamedArgs{"job_id": jobID})
 	if err != nil {
-		return nil, fmt.Errorf("read audit of job %s: %w", jobID, translate(err))
+		return nil, translate(err)
 	}
 	entries, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (spine.AuditEntry, error) {
 		var e spine.AuditEntry
@@ -127,7 +123,7 @@ func (s *Driver) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry
 		return e, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read audit of job %s: %w", jobID, translate(err))
+		return nil, translate(err)
 	}
 	return entries, nil
 }

@@ -14,45 +14,24 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// Claim takes up to p.Limit waiting jobs on p.Tags (invariant 2) in one
-// transaction on the one writer: the UPDATE … RETURNING that picks and
-// marks the rows (each with its own random claim token), the first ping,
-// and the read of their pins.
-func (s *Driver) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error) {
-	if p.Limit <= 0 {
-		return nil, fmt.Errorf("claim jobs: %w: limit must be positive, got %d", spine.ErrInvalid, p.Limit)
-	}
-	tags := distinct(p.Tags)
-	if len(tags) == 0 {
-		return nil, fmt.Errorf("claim jobs: %w: no tags", spine.ErrInvalid)
-	}
-	tagsArg, err := stringsJSON(tags)
+// Claim takes up to p.Limit waiting jobs on p.Tags (invariant 2) on the
+// one writer, in one transaction of its own on the pool: the UPDATE …
+// RETURNING that picks and marks the rows (queries/claim.sql, each with its
+// own random claim token), the first ping (claim_ping.sql), and the read of
+// their pins (claim_jobs.sql) (driver.QueueExecutor).
+func (e *executor) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error) {
+	tagsArg, err := stringsJSON(p.Tags)
 	if err != nil {
-		return nil, fmt.Errorf("claim jobs: %w", err)
+		return nil, err
 	}
 	now := micros(resolveNow(p.Now))
 	var jobs []spine.ClaimedJob
-	err = s.write(ctx, func(w *writeTx) error {
+	err = e.write(ctx, func(w *writeTx) error {
 		var werr error
 		jobs, werr = w.claim(ctx, p.Worker, tagsArg, p.Limit, now)
 		return werr
 	})
-	if err != nil {
-		return nil, fmt.Errorf("claim jobs: %w", err)
-	}
-	return jobs, nil
-}
-
-// distinct drops empty and repeated tags: a repeated tag would count its
-// rows twice against the limit.
-func distinct(tags []string) []string {
-	out := make([]string, 0, len(tags))
-	for _, t := range tags {
-		if t != "" && !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out
+	return jobs, err
 }
 
 // claimed is what the claim's RETURNING gives for one job.
@@ -162,22 +141,35 @@ func scanPinned(rows *sql.Rows) (spine.ClaimedJob, error) {
 }
 
 // Heartbeat renews the ping of every lease still owned, in one statement
-// (invariant 3), and returns those leases with their cancel mark.
-func (s *Driver) Heartbeat(ctx context.Context, p spine.HeartbeatParams) ([]spine.HeartbeatResult, error) {
-	if len(p.Leases) == 0 {
-		return nil, nil
-	}
-	rows, err := s.writerQuery(ctx, qHeartbeat,
+// (queries/heartbeat.sql, invariant 3), and returns those leases with
+// their cancel mark. On the pool it is one autocommit statement on the
+// writer (driver.QueueExecutor).
+func (e *executor) Heartbeat(ctx context.Context, p spine.HeartbeatParams) ([]spine.HeartbeatResult, error) {
+	rows, err := e.writerQuery(ctx, qHeartbeat,
 		sql.Named("leases", leasesJSON(p.Leases)), sql.Named("now", micros(resolveNow(p.Now))))
 	if err != nil {
-		return nil, fmt.Errorf("heartbeat: %w", err)
+		return nil, translate(err)
 	}
-	out, err := collect(rows, func(rows *sql.Rows) (spine.HeartbeatResult, error) {
+	return collect(rows, func(rows *sql.Rows) (spine.HeartbeatResult, error) {
 		var r spine.HeartbeatResult
 		return r, rows.Scan(&r.JobID, &r.CancelRequested)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("heartbeat: %w", err)
+}
+
+// writerQuery runs one statement with rows on the writer: in e's
+// transaction, or as one autocommit statement on the pool (no BEGIN and
+// COMMIT of its own around it).
+func (e *executor) writerQuery(ctx context.Context, q query, args ...any) (*sql.Rows, error) {
+	if e.w != nil {
+		return e.w.query(ctx, q, args...)
 	}
-	return out, nil
+	return e.d.writerQuery(ctx, q, args...)
+}
+
+// writerExec is writerQuery for a statement without rows.
+func (e *executor) writerExec(ctx context.Context, q query, args ...any) (sql.Result, error) {
+	if e.w != nil {
+		return e.w.exec(ctx, q, args...)
+	}
+	return e.d.writerExec(ctx, q, args...)
 }

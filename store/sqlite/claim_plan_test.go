@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver"
 )
 
 // The claim's plan must not depend on statistics: after ANALYZE on a
@@ -22,12 +23,12 @@ func TestClaimPlanSurvivesAnalyze(t *testing.T) {
 	now := time.Now()
 	enqueueN(t, s, "default", 3000, now)
 	enqueueN(t, s, "other", 3000, now)
-	jobs, err := s.Claim(ctx, spine.ClaimParams{Worker: "w", Tags: []string{"default"}, Limit: 500, Now: now})
+	jobs, err := s.Executor().Claim(ctx, spine.ClaimParams{Worker: "w", Tags: []string{"default"}, Limit: 500, Now: now})
 	if err != nil || len(jobs) != 500 {
 		t.Fatalf("claim 500: %d jobs, %v", len(jobs), err)
 	}
 	for _, j := range jobs[:250] {
-		if _, err := s.Complete(ctx, spine.CompleteParams{Lease: spine.Lease{JobID: j.ID, ClaimToken: j.ClaimToken}, Now: now}); err != nil {
+		if _, err := s.Executor().Complete(ctx, driver.Completion{Lease: spine.Lease{JobID: j.ID, ClaimToken: j.ClaimToken}, Status: spine.StatusSuccess, Now: now}); err != nil {
 			t.Fatalf("complete: %v", err)
 		}
 	}
@@ -48,7 +49,7 @@ func TestClaimPlanSurvivesAnalyze(t *testing.T) {
 	}) {
 		t.Fatalf("after ANALYZE the claim plan scans job_queue or uses another index:\n%s", text)
 	}
-	got, err := s.Claim(ctx, spine.ClaimParams{Worker: "w", Tags: []string{"default", "other"}, Limit: 10, Now: now})
+	got, err := s.Executor().Claim(ctx, spine.ClaimParams{Worker: "w", Tags: []string{"default", "other"}, Limit: 10, Now: now})
 	if err != nil || len(got) != 10 {
 		t.Fatalf("claim after ANALYZE: %d jobs, %v", len(got), err)
 	}

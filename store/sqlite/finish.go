@@ -8,142 +8,127 @@ import (
 	"time"
 
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver"
 )
 
-// Complete finishes an owned job with its result in one transaction
-// (invariant 5): the fenced delete of the queue row, the job_completed row,
-// the runtime delete. A job carrying the cancel mark completes canceled.
-func (s *Driver) Complete(ctx context.Context, p spine.CompleteParams) (spine.Status, error) {
-	result, err := spine.CheckResult(p.Result)
-	if err != nil {
-		return "", fmt.Errorf("complete job %s: %w", p.JobID, err)
-	}
+// Complete finishes an owned job in one write transaction (on the pool,
+// its own): the fenced delete of the queue row (finish.sql), the
+// job_completed row, the runtime delete; its waiters are woken after the
+// commit (driver.QueueExecutor).
+func (e *executor) Complete(ctx context.Context, c driver.Completion) (spine.Status, error) {
 	var status spine.Status
-	err = s.write(ctx, func(w *writeTx) error {
+	err := e.write(ctx, func(w *writeTx) error {
 		var werr error
 		status, werr = w.finish(ctx, finishing{
-			lease: p.Lease, status: spine.StatusSuccess, result: result, now: resolveNow(p.Now),
+			lease: c.Lease, status: c.Status, result: c.Result, errText: c.Error, now: resolveNow(c.Now),
 		})
 		return werr
 	})
-	if err != nil {
-		return "", fmt.Errorf("complete job %s: %w", p.JobID, err)
-	}
-	return status, nil
+	return status, err
 }
 
-// Fail records a failed attempt of an owned job. With attempts left under
-// the pinned policy, and no cancel mark, the job waits again for attempt+1
-// at the retry time; otherwise it finishes failure (canceled when marked).
-func (s *Driver) Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome, error) {
-	errText, err := p.Error.Encode()
-	if err != nil {
-		return spine.FailOutcome{}, fmt.Errorf("fail job %s: %w", p.JobID, err)
-	}
-	now := resolveNow(p.Now)
-	var out spine.FailOutcome
-	err = s.write(ctx, func(w *writeTx) error {
-		var werr error
-		out, werr = w.fail(ctx, p.Lease, errText, now)
-		return werr
+// LockLease reads an owned job's attempt, cancel mark and retry policy
+// (lock_lease.sql) on the writer, which no one else writes through until
+// the transaction ends (driver.QueueExecutor).
+func (e *executor) LockLease(ctx context.Context, l spine.Lease, now time.Time) (driver.LeaseState, error) {
+	var st driver.LeaseState
+	err := e.write(ctx, func(w *writeTx) error {
+		var err error
+		st, err = w.lockLease(ctx, l, now)
+		return err
 	})
-	if err != nil {
-		return spine.FailOutcome{}, fmt.Errorf("fail job %s: %w", p.JobID, err)
-	}
-	return out, nil
+	return st, err
 }
 
-// FailBatch records many failed attempts in one write transaction, each as
-// Fail would (see spine.Store); a lost lease writes nothing and the others
-// go on.
-func (s *Driver) FailBatch(ctx context.Context, ps []spine.FailParams) ([]spine.FailBatchOutcome, error) {
-	plan := spine.PlanFailBatch(ps)
-	if len(plan.Todo) == 0 {
-		return plan.Outcomes, nil
-	}
-	err := s.write(ctx, func(w *writeTx) error {
-		return plan.Write(ps, func(p spine.FailParams, jobErr string) (spine.FailOutcome, error) {
-			return w.fail(ctx, p.Lease, jobErr, resolveNow(p.Now))
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("fail batch of %d jobs: %w", len(plan.Todo), err)
-	}
-	return plan.Outcomes, nil
-}
-
-func (w *writeTx) fail(ctx context.Context, l spine.Lease, errText string, now time.Time) (spine.FailOutcome, error) {
-	var attempt int
-	var marked bool
-	var policy spine.RetryPolicy
-	var backoffMS int64
-	err := w.queryRow(ctx, qFailRead, sql.Named("id", l.JobID), sql.Named("token", l.ClaimToken)).
-		Scan(&attempt, &marked, &policy.MaxAttempts, &backoffMS, &policy.Factor)
-	if errors.Is(err, sql.ErrNoRows) {
-		return spine.FailOutcome{}, notOwner(l)
-	}
-	if err != nil {
-		return spine.FailOutcome{}, fmt.Errorf("read attempt: %w", err)
-	}
-	policy.Backoff = time.Duration(backoffMS) * time.Millisecond
-	if at, retry := spine.NextRetry(policy, attempt, now); retry && !marked {
-		return w.retry(ctx, l, errText, resolveNow(at))
-	}
-	status, err := w.finish(ctx, finishing{lease: l, status: spine.StatusFailure, errText: errText, now: now})
-	if err != nil {
-		return spine.FailOutcome{}, err
-	}
-	return spine.FailOutcome{Status: status}, nil
-}
-
-// retry puts a failed attempt back to waiting, fenced, and wakes its tag.
-func (w *writeTx) retry(ctx context.Context, l spine.Lease, errText string, at time.Time) (spine.FailOutcome, error) {
-	var next int
-	var tag string
-	err := w.queryRow(ctx, qFailRetry,
-		sql.Named("id", l.JobID), sql.Named("token", l.ClaimToken),
-		sql.Named("error", errText), sql.Named("scheduled_for", micros(at)),
-	).Scan(&next, &tag)
-	if errors.Is(err, sql.ErrNoRows) {
-		return spine.FailOutcome{}, notOwner(l)
-	}
-	if err != nil {
-		return spine.FailOutcome{}, fmt.Errorf("schedule retry: %w", translate(err))
-	}
-	if err := w.deleteRuntime(ctx, l); err != nil {
-		return spine.FailOutcome{}, err
-	}
-	w.wake(tag)
-	return spine.FailOutcome{Retried: true, NextAttempt: next, ScheduledFor: at}, nil
-}
-
-// Release gives an owned job back to waiting without charging an attempt
-// or a restart. A job carrying the cancel mark is finished canceled.
-func (s *Driver) Release(ctx context.Context, p spine.ReleaseParams) error {
-	now := resolveNow(p.Now)
-	err := s.write(ctx, func(w *writeTx) error {
-		var tag string
-		err := w.queryRow(ctx, qRelease,
-			sql.Named("id", p.JobID), sql.Named("token", p.ClaimToken), sql.Named("now", micros(now)),
-		).Scan(&tag)
-		if errors.Is(err, sql.ErrNoRows) {
-			// Not owned, or marked canceled: finish (fenced) decides which.
-			_, err = w.finish(ctx, finishing{lease: p.Lease, status: spine.StatusCanceled, now: now})
-			return err
+// LockLeases is LockLease for each of ls (driver.QueueExecutor).
+func (e *executor) LockLeases(ctx context.Context, ls []driver.LeaseAt) (map[spine.Lease]driver.LeaseState, error) {
+	locked := make(map[spine.Lease]driver.LeaseState, len(ls))
+	err := e.write(ctx, func(w *writeTx) error {
+		for _, l := range ls {
+			st, err := w.lockLease(ctx, l.Lease, l.Now)
+			switch {
+			case errors.Is(err, spine.ErrNotOwner):
+			case err != nil:
+				return fmt.Errorf("job %s: %w", l.JobID, err)
+			default:
+				locked[l.Lease] = st
+			}
 		}
-		if err != nil {
-			return fmt.Errorf("requeue: %w", err)
-		}
-		if err := w.deleteRuntime(ctx, p.Lease); err != nil {
-			return err
-		}
-		w.wake(tag)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("release job %s: %w", p.JobID, err)
+		return nil, err
 	}
+	return locked, nil
+}
+
+func (w *writeTx) lockLease(ctx context.Context, l spine.Lease, now time.Time) (driver.LeaseState, error) {
+	var st driver.LeaseState
+	var backoffMS int64
+	err := w.queryRow(ctx, qLockLease, sql.Named("id", l.JobID), sql.Named("token", l.ClaimToken)).
+		Scan(&st.Attempt, &st.Canceled, &st.Retry.MaxAttempts, &backoffMS, &st.Retry.Factor)
+	if errors.Is(err, sql.ErrNoRows) {
+		return st, spine.ErrNotOwner
+	}
+	if err != nil {
+		return st, fmt.Errorf("read attempt: %w", err)
+	}
+	st.Retry.Backoff = time.Duration(backoffMS) * time.Millisecond
+	st.Now = resolveNow(now)
+	return st, nil
+}
+
+// Requeue puts an owned, unmarked job back to waiting (requeue.sql),
+// deletes its runtime row and wakes its tag after the commit
+// (driver.QueueExecutor).
+func (e *executor) Requeue(ctx context.Context, r driver.Requeue) error {
+	return e.write(ctx, func(w *writeTx) error { return w.requeue(ctx, r) })
+}
+
+func (w *writeTx) requeue(ctx context.Context, r driver.Requeue) error {
+	var tag string
+	err := w.queryRow(ctx, qRequeue,
+		sql.Named("id", r.JobID), sql.Named("token", r.ClaimToken),
+		sql.Named("attempt_step", r.AttemptStep), sql.Named("last_error", textArg(r.LastError)),
+		sql.Named("scheduled_for", micros(resolveNow(r.ScheduledFor))),
+	).Scan(&tag)
+	if errors.Is(err, sql.ErrNoRows) {
+		return spine.ErrNotOwner
+	}
+	if err != nil {
+		return fmt.Errorf("requeue: %w", translate(err))
+	}
+	if err := w.deleteRuntime(ctx, r.Lease); err != nil {
+		return err
+	}
+	w.wake(tag)
 	return nil
+}
+
+// WriteFailures writes each of fs in turn: a retry as Requeue, the end as
+// Complete with failure (driver.QueueExecutor).
+func (e *executor) WriteFailures(ctx context.Context, fs []driver.Failure) ([]spine.Status, error) {
+	statuses := make([]spine.Status, len(fs))
+	err := e.write(ctx, func(w *writeTx) error {
+		for k, f := range fs {
+			var err error
+			if f.Retry {
+				err = w.requeue(ctx, driver.Requeue{Lease: f.Lease, AttemptStep: 1, LastError: f.Error, ScheduledFor: f.At})
+			} else {
+				statuses[k], err = w.finish(ctx, finishing{
+					lease: f.Lease, status: spine.StatusFailure, errText: f.Error, now: resolveNow(f.At),
+				})
+			}
+			if err != nil {
+				return fmt.Errorf("job %s: %w", f.JobID, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return statuses, nil
 }
 
 // finishing is a terminal completion by the job's owner.
@@ -158,7 +143,8 @@ type finishing struct {
 // finish is the fenced terminal completion (invariant 5): delete the queue
 // row only if the claim token still matches, record job_completed, delete
 // the runtime row. A job carrying the cancel mark ends canceled whatever
-// the owner reported (invariant 6).
+// the owner reported (invariant 6): the mark is read by the fenced delete
+// itself, so deciding it here costs no statement.
 func (w *writeTx) finish(ctx context.Context, f finishing) (spine.Status, error) {
 	var (
 		workspace, tag, worker  string
@@ -169,7 +155,7 @@ func (w *writeTx) finish(ctx context.Context, f finishing) (spine.Status, error)
 	err := w.queryRow(ctx, qFinish, sql.Named("id", f.lease.JobID), sql.Named("token", f.lease.ClaimToken)).
 		Scan(&workspace, &tag, &startedAt, &worker, &attempt, &restarts, &canceledBy, &canceledWhy)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", notOwner(f.lease)
+		return "", spine.ErrNotOwner
 	}
 	if err != nil {
 		return "", fmt.Errorf("remove queue row: %w", err)
@@ -209,10 +195,4 @@ func (w *writeTx) deleteRuntime(ctx context.Context, l spine.Lease) error {
 		return fmt.Errorf("delete runtime row: %w", err)
 	}
 	return nil
-}
-
-// notOwner is the error of a fenced write whose claim token no longer
-// matches: the caller must stop and write nothing more.
-func notOwner(l spine.Lease) error {
-	return fmt.Errorf("%w (claim token %s)", spine.ErrNotOwner, l.ClaimToken)
 }

@@ -33,9 +33,8 @@ const (
 	qFinishInsert         query = "finish_insert"
 	qRuntimeDelete        query = "runtime_delete"
 	qRuntimeDeleteMany    query = "runtime_delete_many"
-	qFailRead             query = "fail_read"
-	qFailRetry            query = "fail_retry"
-	qRelease              query = "release"
+	qLockLease            query = "lock_lease"
+	qRequeue              query = "requeue"
 	qJobState             query = "job_state"
 	qCancelWaiting        query = "cancel_waiting"
 	qCancelMark           query = "cancel_mark"
@@ -78,7 +77,7 @@ var (
 		qEnqueueInsertJob, qEnqueueInsertQueue, qEnqueueCoalesce, qEnqueueCoalesceInput,
 		qClaim, qClaimPing, qClaimJobs, qHeartbeat,
 		qFinish, qFinishInsert, qRuntimeDelete, qRuntimeDeleteMany,
-		qFailRead, qFailRetry, qRelease,
+		qLockLease, qRequeue,
 		qJobState, qCancelWaiting, qCancelMark, qAuditInsert, qReopenDelete,
 		qReapLock, qReapRequeue, qReapFinish, qReapDelete,
 		qSweep, qSweepJob, qSweepLogs, qSweepAudit,

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -11,19 +10,20 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// GetJob returns a job in any state, read on the reader pool in one
-// statement (one snapshot). ErrNotFound when it is not in that workspace.
-func (s *Driver) GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error) {
-	rows, err := s.readerQuery(ctx, qGetJob, sql.Named("id", id), sql.Named("workspace", workspace))
+// GetJob reads a job in any state in one statement (queries/get_job.sql,
+// one snapshot), on the reader pool; spine.ErrNotFound when it is not in
+// that workspace (driver.QueueExecutor).
+func (e *executor) GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error) {
+	rows, err := e.read(ctx, qGetJob, sql.Named("id", id), sql.Named("workspace", workspace))
 	if err != nil {
-		return spine.Job{}, fmt.Errorf("get job %s: %w", id, err)
+		return spine.Job{}, err
 	}
 	jobs, err := collect(rows, scanJob)
 	if err != nil {
-		return spine.Job{}, fmt.Errorf("get job %s: %w", id, err)
+		return spine.Job{}, err
 	}
-	if len(jobs) == 0 || jobs[0].Status == "" {
-		return spine.Job{}, fmt.Errorf("get job %s: %w", id, spine.ErrNotFound)
+	if len(jobs) == 0 {
+		return spine.Job{}, spine.ErrNotFound
 	}
 	return jobs[0], nil
 }
@@ -77,59 +77,54 @@ func scanJob(rows *sql.Rows) (spine.Job, error) {
 	return j, nil
 }
 
-// AppendLog appends a chunk to an owned job's logs in one fenced statement.
-// ErrNotOwner when the claim token no longer matches.
-func (s *Driver) AppendLog(ctx context.Context, p spine.AppendLogParams) error {
-	res, err := s.writerExec(ctx, qAppendLog,
+// AppendLog appends a chunk to an owned job's logs in one fenced
+// statement (queries/append_log.sql); on the pool one autocommit statement
+// on the writer (driver.QueueExecutor).
+func (e *executor) AppendLog(ctx context.Context, p spine.AppendLogParams) error {
+	res, err := e.writerExec(ctx, qAppendLog,
 		sql.Named("id", p.JobID), sql.Named("token", p.ClaimToken),
-		sql.Named("data", spine.SafeText(p.Data)), sql.Named("now", micros(resolveNow(p.Now))))
+		sql.Named("data", p.Data), sql.Named("now", micros(resolveNow(p.Now))))
 	if err != nil {
-		return fmt.Errorf("append log of job %s: %w", p.JobID, translate(err))
+		return translate(err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return fmt.Errorf("append log of job %s: %w", p.JobID, err)
+		return err
 	}
 	if n == 0 {
-		return fmt.Errorf("append log of job %s: %w", p.JobID, notOwner(p.Lease))
+		return spine.ErrNotOwner
 	}
 	return nil
 }
 
-// Logs returns a job's chunks with Seq > afterSeq, in order.
-func (s *Driver) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]spine.LogChunk, error) {
-	rows, err := s.readerQuery(ctx, qLogs, sql.Named("id", jobID), sql.Named("after_seq", afterSeq))
+// Logs reads a job's chunks with Seq > afterSeq, in order, on the reader
+// pool (driver.QueueExecutor).
+func (e *executor) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]spine.LogChunk, error) {
+	rows, err := e.read(ctx, qLogs, sql.Named("id", jobID), sql.Named("after_seq", afterSeq))
 	if err != nil {
-		return nil, fmt.Errorf("logs of job %s: %w", jobID, err)
+		return nil, err
 	}
-	chunks, err := collect(rows, func(rows *sql.Rows) (spine.LogChunk, error) {
+	return collect(rows, func(rows *sql.Rows) (spine.LogChunk, error) {
 		c := spine.LogChunk{JobID: jobID}
 		var at int64
 		err := rows.Scan(&c.Seq, &c.Data, &at)
 		c.CreatedAt = fromMicros(at)
 		return c, err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("logs of job %s: %w", jobID, err)
-	}
-	return chunks, nil
 }
 
-// Audit returns a job's audit trail, oldest first.
-func (s *Driver) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry, error) {
-	rows, err := s.readerQuery(ctx, qAudit, sql.Named("id", jobID))
+// Audit reads a job's audit trail, oldest first, on the reader pool
+// (driver.QueueExecutor).
+func (e *executor) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry, error) {
+	rows, err := e.read(ctx, qAudit, sql.Named("id", jobID))
 	if err != nil {
-		return nil, fmt.Errorf("audit of job %s: %w", jobID, err)
+		return nil, err
 	}
-	entries, err := collect(rows, func(rows *sql.Rows) (spine.AuditEntry, error) {
+	return collect(rows, func(rows *sql.Rows) (spine.AuditEntry, error) {
 		e := spine.AuditEntry{JobID: jobID}
 		var at int64
 		err := rows.Scan(&e.Action, &e.By, &e.Reason, &at)
 		e.At = fromMicros(at)
 		return e, err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("audit of job %s: %w", jobID, err)
-	}
-	return entries, nil
 }

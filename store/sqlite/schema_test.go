@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/windforce/windforce/spine"
 )
 
@@ -109,30 +107,5 @@ func TestHealthViewColumns(t *testing.T) {
 		"expired_heartbeats", "oldest_waiting_seconds", "max_attempt", "max_restarts"}
 	if !slices.Equal(cols, want) {
 		t.Fatalf("queue_health columns %v, want %v", cols, want)
-	}
-}
-
-// Each job of one claim gets its own version-4 claim token.
-func TestClaimTokensDistinct(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
-	now := time.Now()
-	enqueueN(t, s, "default", 40, now)
-	jobs, err := s.Claim(context.Background(), spine.ClaimParams{Worker: "w", Tags: []string{"default", "default"}, Limit: 40, Now: now})
-	if err != nil {
-		t.Fatalf("claim: %v", err)
-	}
-	if len(jobs) != 40 {
-		t.Fatalf("claimed %d jobs, want 40 (a repeated tag must not shrink the claim)", len(jobs))
-	}
-	seen := map[uuid.UUID]bool{}
-	for _, j := range jobs {
-		if seen[j.ClaimToken] {
-			t.Fatalf("claim token %v given to two jobs", j.ClaimToken)
-		}
-		seen[j.ClaimToken] = true
-		if j.ClaimToken.Version() != 4 || j.ClaimToken.Variant() != uuid.RFC4122 {
-			t.Fatalf("claim token %v is not a version-4 UUID", j.ClaimToken)
-		}
 	}
 }
