@@ -15,36 +15,11 @@ type Store struct {
 	drv driver.Driver
 	// ex runs operations on the driver's pool.
 	ex driver.Executor
-
-	// The units not yet moved above the driver answer from it
-	// (transitional; see the legacy*.go files).
-	legacyJob
-	legacyLifecycle
-	legacyQueue
-	legacyCatalog
-	legacySchedule
-	legacyAuth
-}
-
-// legacyDriver is a driver that still carries the units the core has not
-// taken over (transitional).
-type legacyDriver interface {
-	driver.Driver
-	legacyJob
-	legacyLifecycle
-	legacyQueue
-	legacyCatalog
-	legacySchedule
-	legacyAuth
 }
 
 // New builds the core over drv. The Store owns drv: Close closes it.
-func New(drv legacyDriver) *Store {
-	return &Store{
-		drv: drv, ex: drv.Executor(),
-		legacyJob: drv, legacyLifecycle: drv, legacyQueue: drv, legacyCatalog: drv,
-		legacySchedule: drv, legacyAuth: drv,
-	}
+func New(drv driver.Driver) *Store {
+	return &Store{drv: drv, ex: drv.Executor()}
 }
 
 // Driver returns the database under the core, for what is specific to one

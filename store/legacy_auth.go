@@ -1,5 +1,0 @@
-package store
-
-// legacyAuth is the part of the auth and webhook unit the driver still
-// answers (transitional).
-type legacyAuth interface{}
