@@ -158,7 +158,8 @@ func channelName(base, schema string) string {
 }
 
 // Pool returns the connection pool, for a library user who wants to open
-// the transaction EnqueueTx joins.
+// a transaction of its own and enqueue in it through the core
+// (TxExecutor, store.Store.EnqueueTx).
 func (s *Driver) Pool() *pgxpool.Pool { return s.pool }
 
 // Close stops the listener, waits for it, and closes the pool. The Store

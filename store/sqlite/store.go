@@ -52,11 +52,6 @@ type Driver struct {
 	stmts  atomic.Pointer[prepared]
 	prepMu sync.Mutex
 
-	// open maps the transactions WithTx runs to their pending wake-ups, so
-	// EnqueueTx can defer its wake-up until that transaction commits.
-	openMu sync.Mutex
-	open   map[*sql.Tx]*writeTx
-
 	// sourceLocks holds one lock per source (workspace NUL id → a channel
 	// of one slot, so waiting respects ctx). One process owns a SQLite
 	// file, so this serializes every sync of a source.
@@ -78,7 +73,7 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, fmt.Errorf("open sqlite store: create directory: %w", err)
 	}
-	s := &Driver{log: opts.Logger, open: map[*sql.Tx]*writeTx{}}
+	s := &Driver{log: opts.Logger}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
