@@ -2,21 +2,21 @@
 // catalog, schedules, tokens and webhooks written once, over a thin driver
 // per database.
 //
-//	 server · console · scheduler · worker · CLI
-//	        │  spine.Store, catalog.Store, schedule.Store, auth.Store,
-//	        │  server.WebhookStore (checked at compile time, internal/cli/stores.go)
-//	        ▼
-//	 ┌────────────────────────── store.Store (this package) ───────────────────────────┐
-//	 │ enqueue: resolve → validate → pin → insert → wake-up (one path, one transaction) │
-//	 │ claim · heartbeat · complete · fail · release   (fenced on the claim token)      │
-//	 │ cancel · reopen · requeue · reap · sweep        (spine/rules.go, reaprule.go)    │
-//	 │ schedule ticks · catalog sync · webhook replay ledger · tokens · sessions        │
-//	 └───────────────┬───────────────────────────────────────────────┬──────────────────┘
-//	                 │ driver.Executor: one operation = one .sql file │ Tx (savepoints)
-//	                 ▼                                               ▼
-//	 store/postgres: pgx v5 pool, FOR UPDATE       store/sqlite: modernc.org/sqlite, one writer
-//	 SKIP LOCKED, LISTEN/NOTIFY, advisory locks    (BEGIN IMMEDIATE), WAL readers, in-process
-//	 many servers and workers on many machines     wake-ups after commit; one process per file
+//	server · console · scheduler · worker · CLI
+//	       │  spine.Store, catalog.Store, schedule.Store, auth.Store,
+//	       │  server.WebhookStore (checked at compile time, internal/cli/stores.go)
+//	       ▼
+//	┌────────────────────────── store.Store (this package) ───────────────────────────┐
+//	│ enqueue: resolve → validate → pin → insert → wake-up (one path, one transaction) │
+//	│ claim · heartbeat · complete · fail · release   (fenced on the claim token)      │
+//	│ cancel · reopen · requeue · reap · sweep        (spine/rules.go, reaprule.go)    │
+//	│ schedule ticks · catalog sync · webhook replay ledger · tokens · sessions        │
+//	└───────────────┬───────────────────────────────────────────────┬──────────────────┘
+//	                │ driver.Executor: one operation = one .sql file │ Tx (savepoints)
+//	                ▼                                               ▼
+//	store/postgres: pgx v5 pool, FOR UPDATE       store/sqlite: modernc.org/sqlite, one writer
+//	SKIP LOCKED, LISTEN/NOTIFY, advisory locks    (BEGIN IMMEDIATE), WAL readers, in-process
+//	many servers and workers on many machines     wake-ups after commit; one process per file
 //
 // A driver is SQL, error translation (to spine.ErrNotFound, ErrConflict,
 // ErrNotOwner …) and transactions; it holds no rule. The core decides which
