@@ -57,6 +57,11 @@ func TestFileLeftoverWithoutMarker(t *testing.T) {
 	}
 }
 
+// noCache is a database that keeps no trees (the store core on SQLite).
+type noCache struct{}
+
+func (noCache) ObjectCache() objectcache.Cache { return nil }
+
 // TestOpen parses WINDFORCE_OBJECT_CACHE values.
 func TestOpen(t *testing.T) {
 	t.Parallel()
@@ -68,7 +73,7 @@ func TestOpen(t *testing.T) {
 		t.Fatalf("file:// opened a %T", c)
 	}
 	for _, spec := range []string{"postgres", "s3://bucket", "file://", ""} {
-		if _, err := objectcache.Open(spec, struct{}{}); err == nil {
+		if _, err := objectcache.Open(spec, noCache{}); err == nil {
 			t.Errorf("Open(%q) with no Postgres store succeeded", spec)
 		}
 	}

@@ -8,16 +8,17 @@ import (
 // DefaultSpec is the object cache of `windforce dev`.
 const DefaultSpec = "file://./.windforce/objects"
 
-// Provider is a database store that can keep trees itself
-// (store/postgres.Driver).
+// Provider is a database store whose ObjectCache keeps trees in the
+// database itself, or is nil when that database cannot (the store core:
+// on Postgres it can, on SQLite it cannot).
 type Provider interface {
 	ObjectCache() Cache
 }
 
 // Open returns the cache a WINDFORCE_OBJECT_CACHE value names:
 // "file://DIR", or "postgres" for trees kept in the database db (which
-// must then be a Provider, that is a Postgres store).
-func Open(spec string, db any) (Cache, error) {
+// must then be on Postgres).
+func Open(spec string, db Provider) (Cache, error) {
 	switch {
 	case strings.HasPrefix(spec, "file://"):
 		dir := strings.TrimPrefix(spec, "file://")
@@ -26,11 +27,10 @@ func Open(spec string, db any) (Cache, error) {
 		}
 		return NewFileCache(dir)
 	case spec == "postgres":
-		p, ok := db.(Provider)
-		if !ok {
-			return nil, fmt.Errorf("object cache %q: the database is not Postgres; use file://DIR", spec)
+		if c := db.ObjectCache(); c != nil {
+			return c, nil
 		}
-		return p.ObjectCache(), nil
+		return nil, fmt.Errorf("object cache %q: the database is not Postgres; use file://DIR", spec)
 	}
 	return nil, fmt.Errorf("object cache %q: want file://DIR or postgres", spec)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/store/driver"
 )
 
@@ -46,3 +47,13 @@ func (s *Store) SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func()) {
 
 // Close releases the driver's connections and stops its listener.
 func (s *Store) Close() { s.drv.Close() }
+
+// ObjectCache is the object cache kept in the database itself, or nil when
+// the driver keeps none (SQLite: its trees go to a file:// cache). This is
+// the one capability only one database has, asked explicitly.
+func (s *Store) ObjectCache() objectcache.Cache {
+	if p, ok := s.drv.(objectcache.Provider); ok {
+		return p.ObjectCache()
+	}
+	return nil
+}

@@ -101,9 +101,12 @@ func startPostgresCluster(ctx context.Context, bin, dir, serverURL string, concu
 	}
 	const secret, token = "bench-e2e-secret-0123456789abcdef", "bench-e2e-admin-0123456789abcdefgh"
 	s = &setup{database: "postgres", api: newAPIClient("", token), closers: []func(context.Context) error{drop}}
+	// built outlives the "return nil, err" below, which clears s before
+	// this deferred clean-up runs.
+	built := s
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, s.close(context.WithoutCancel(ctx)))
+			err = errors.Join(err, built.close(context.WithoutCancel(ctx)))
 			s = nil
 		}
 	}()

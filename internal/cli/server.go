@@ -123,7 +123,7 @@ func openAPIStore(ctx context.Context, dbURL, objectCache string, zombieTimeout 
 	if err := s.SetZombieTimeout(ctx, zombieTimeout); err != nil {
 		return fail(fmt.Errorf("record zombie timeout: %w", err))
 	}
-	cache, err := objectcache.Open(objectCache, s.Driver())
+	cache, err := objectcache.Open(objectCache, s)
 	if err != nil {
 		return fail(fmt.Errorf("open object cache: %w", err))
 	}

@@ -59,7 +59,7 @@ func newWorld(t *testing.T, d db, cacheSpec string) *world {
 	if err := d.Migrate(t.Context()); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	c, err := objectcache.Open(cacheSpec, d.Driver())
+	c, err := objectcache.Open(cacheSpec, d)
 	if err != nil {
 		t.Fatalf("open object cache %q: %v", cacheSpec, err)
 	}
