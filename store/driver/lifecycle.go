@@ -122,3 +122,15 @@ func (b *ReapBatch) Add(l spine.Lease, jobErr string) {
 	b.ClaimTokens = append(b.ClaimTokens, l.ClaimToken)
 	b.Errors = append(b.Errors, jobErr)
 }
+
+// ScanTagHealth reads one row of health.sql (both dialects select the same
+// columns, the oldest waiting age in seconds) through scan, a driver's
+// row Scan.
+func ScanTagHealth(scan func(dest ...any) error) (spine.TagHealth, error) {
+	var h spine.TagHealth
+	var oldest float64
+	err := scan(&h.Workspace, &h.Tag, &h.Waiting, &h.Scheduled, &h.Running, &h.Failed24h,
+		&h.ExpiredHeartbeats, &oldest, &h.MaxAttempt, &h.MaxRestarts)
+	h.OldestWaitingAge = time.Duration(oldest * float64(time.Second))
+	return h, err
+}

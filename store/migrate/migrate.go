@@ -81,3 +81,14 @@ func Pending(ms []Migration, applied int) ([]Migration, error) {
 	}
 	return ms[applied:], nil
 }
+
+// Before returns the migrations that come before the one named name, for
+// tests that build a database as an older binary left it.
+func Before(ms []Migration, name string) ([]Migration, error) {
+	for i, m := range ms {
+		if m.Name == name {
+			return ms[:i], nil
+		}
+	}
+	return nil, fmt.Errorf("no migration named %s", name)
+}

@@ -45,3 +45,20 @@ func TestPendingRefusesNewerDatabase(t *testing.T) {
 		t.Fatalf("Pending(3) = %v, want an upgrade error", err)
 	}
 }
+
+// TestBefore returns the migrations before a named one and refuses an
+// unknown name.
+func TestBefore(t *testing.T) {
+	t.Parallel()
+	ms := []Migration{{Version: 1, Name: "a"}, {Version: 2, Name: "b"}, {Version: 3, Name: "c"}}
+	got, err := Before(ms, "c")
+	if err != nil || len(got) != 2 || got[1].Name != "b" {
+		t.Fatalf("Before(c) = %v, %v", got, err)
+	}
+	if got, err := Before(ms, "a"); err != nil || len(got) != 0 {
+		t.Fatalf("Before(a) = %v, %v", got, err)
+	}
+	if _, err := Before(ms, "z"); err == nil {
+		t.Fatal("Before(z) found a migration")
+	}
+}

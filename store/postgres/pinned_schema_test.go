@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"slices"
 	"testing"
 
 	"github.com/google/uuid"
@@ -88,19 +87,19 @@ func requireSchema(t *testing.T, s *Driver, what string, got json.RawMessage, wa
 // migrateBefore applies the migrations before the one named name.
 func migrateBefore(t *testing.T, s *Driver, name string) {
 	t.Helper()
-	ms, err := migrations()
+	all, err := migrations()
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := slices.IndexFunc(ms, func(m migrate.Migration) bool { return m.Name == name })
-	if n < 0 {
-		t.Fatalf("no migration named %s", name)
+	ms, err := migrate.Before(all, name)
+	if err != nil {
+		t.Fatal(err)
 	}
 	err = s.inTx(context.Background(), func(tx pgx.Tx) error {
 		if _, err := tx.Exec(context.Background(), qMigrateInit); err != nil {
 			return err
 		}
-		for _, m := range ms[:n] {
+		for _, m := range ms {
 			if err := apply(context.Background(), tx, m); err != nil {
 				return err
 			}

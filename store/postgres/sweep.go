@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver"
 )
 
 // Sweep deletes one batch of finished jobs in one statement (sweep.sql),
@@ -41,12 +42,7 @@ func (e *executor) Health(ctx context.Context) ([]spine.TagHealth, error) {
 		return nil, translate(err)
 	}
 	health, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (spine.TagHealth, error) {
-		var h spine.TagHealth
-		var oldest float64
-		err := row.Scan(&h.Workspace, &h.Tag, &h.Waiting, &h.Scheduled, &h.Running, &h.Failed24h,
-			&h.ExpiredHeartbeats, &oldest, &h.MaxAttempt, &h.MaxRestarts)
-		h.OldestWaitingAge = time.Duration(oldest * float64(time.Second))
-		return h, err
+		return driver.ScanTagHealth(row.Scan)
 	})
 	return health, translate(err)
 }

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"testing"
 	"time"
 
@@ -80,20 +79,20 @@ func requireSchema(t *testing.T, what string, got json.RawMessage, want *string)
 // migrateBefore applies the migrations before the one named name.
 func migrateBefore(t *testing.T, s *Driver, name string) {
 	t.Helper()
-	ms, err := migrations()
+	all, err := migrations()
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := slices.IndexFunc(ms, func(m migrate.Migration) bool { return m.Name == name })
-	if n < 0 {
-		t.Fatalf("no migration named %s", name)
+	ms, err := migrate.Before(all, name)
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx := context.Background()
 	err = s.write(ctx, func(w *writeTx) error {
 		if _, err := w.tx.ExecContext(ctx, sqlOf(qMigrateTable)); err != nil {
 			return err
 		}
-		for _, m := range ms[:n] {
+		for _, m := range ms {
 			if err := apply(ctx, w.tx, m); err != nil {
 				return err
 			}

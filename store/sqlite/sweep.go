@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver"
 )
 
 // Sweep deletes one batch of finished jobs (sweep.sql), then their job,
@@ -56,12 +57,7 @@ func (e *executor) Health(ctx context.Context) ([]spine.TagHealth, error) {
 		return nil, err
 	}
 	return collect(rows, func(rows *sql.Rows) (spine.TagHealth, error) {
-		var h spine.TagHealth
-		var oldest float64
-		err := rows.Scan(&h.Workspace, &h.Tag, &h.Waiting, &h.Scheduled, &h.Running, &h.Failed24h,
-			&h.ExpiredHeartbeats, &oldest, &h.MaxAttempt, &h.MaxRestarts)
-		h.OldestWaitingAge = time.Duration(oldest * float64(time.Second))
-		return h, err
+		return driver.ScanTagHealth(rows.Scan)
 	})
 }
 
