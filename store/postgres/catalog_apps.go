@@ -128,15 +128,15 @@ func (e *executor) CatalogListApps(ctx context.Context, workspace, appKey string
 	args := pgx.StrictNamedArgs{"workspace": workspace, "app_key": appKey}
 	rows, err := q.Query(ctx, qCatalogListApps, args)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, translate(err)
 	}
 	apps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.App, error) { return scanApp(r) })
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, translate(err)
 	}
 	rows, err = q.Query(ctx, qCatalogListActions, args)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, translate(err)
 	}
 	actions, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.CatalogActionRow, error) {
 		var row driver.CatalogActionRow
@@ -148,7 +148,7 @@ func (e *executor) CatalogListApps(ctx context.Context, workspace, appKey string
 		return row, nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, translate(err)
 	}
 	return apps, actions, nil
 }

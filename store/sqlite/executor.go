@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 
 	"github.com/windforce/windforce/store/driver"
 )
@@ -34,6 +35,9 @@ func (e *executor) Tx(ctx context.Context, fn func(driver.Executor) error) error
 	if _, err := e.w.tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
 		return fmt.Errorf("savepoint: %w", translate(err))
 	}
+	// The wake-ups queued so far, to put back if the savepoint rolls
+	// back: its writes are undone, so must be the wake-ups they queued.
+	tags, done := maps.Clone(e.w.tags), len(e.w.done)
 	released := false
 	defer func() {
 		if !released {
@@ -41,6 +45,7 @@ func (e *executor) Tx(ctx context.Context, fn func(driver.Executor) error) error
 			// transaction goes on.
 			_, _ = e.w.tx.ExecContext(ctx, "ROLLBACK TO "+name)
 			_, _ = e.w.tx.ExecContext(ctx, "RELEASE "+name)
+			e.w.tags, e.w.done = tags, e.w.done[:done]
 		}
 	}()
 	if err := fn(&executor{d: e.d, w: e.w, depth: e.depth + 1}); err != nil {

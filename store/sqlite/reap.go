@@ -86,9 +86,11 @@ func (e *executor) ReapRequeue(ctx context.Context, b driver.ReapBatch) ([]uuid.
 		ids, err = collect(rows, func(rows *sql.Rows) (uuid.UUID, error) {
 			var id uuid.UUID
 			var tag string
-			err := rows.Scan(&id, &tag)
+			if err := rows.Scan(&id, &tag); err != nil {
+				return id, err
+			}
 			w.wake(tag)
-			return id, err
+			return id, nil
 		})
 		if err != nil {
 			return fmt.Errorf("requeue stale jobs: %w", err)
