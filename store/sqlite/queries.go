@@ -31,6 +31,8 @@ const (
 	qHeartbeat            query = "heartbeat"
 	qFinish               query = "finish"
 	qFinishInsert         query = "finish_insert"
+	qFinishBatch          query = "finish_batch"
+	qFinishBatchDelete    query = "finish_batch_delete"
 	qRuntimeDelete        query = "runtime_delete"
 	qRuntimeDeleteMany    query = "runtime_delete_many"
 	qLockLease            query = "lock_lease"
@@ -76,7 +78,7 @@ var (
 	writerQueries = []query{
 		qEnqueueInsertJob, qEnqueueInsertQueue, qEnqueueCoalesce, qEnqueueCoalesceInput,
 		qClaim, qClaimPing, qClaimJobs, qHeartbeat,
-		qFinish, qFinishInsert, qRuntimeDelete, qRuntimeDeleteMany,
+		qFinish, qFinishInsert, qFinishBatch, qFinishBatchDelete, qRuntimeDelete, qRuntimeDeleteMany,
 		qLockLease, qRequeue,
 		qJobState, qCancelWaiting, qCancelMark, qAuditInsert, qReopenDelete,
 		qReapLock, qReapRequeue, qReapFinish, qReapDelete,
