@@ -17,9 +17,9 @@
 //	              validate input vs input schema     ─▶ *InputError, no row
 //	              Resolve: copy commit, entrypoint, runtime, schemas,
 //	                       timeout, tag, retry into spine.Pin
-//	              spine EnqueueTx in the same transaction
+//	              insert job + job_queue in the same transaction
 //
 // A job keeps its pin whatever is synced later: a redeploy never changes a
-// queued job. Implementation: the store core (package store), on each database; the suite
-// in catalog/catalogtest checks both.
+// queued job. Implementation: the store core (package store), on each
+// database; the suite in catalog/catalogtest checks both.
 package catalog

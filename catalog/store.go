@@ -42,7 +42,7 @@ type Store interface {
 	// transaction it resolves (workspace, app, action), validates the
 	// input against the action's input schema (*InputError), pins the
 	// app's and action's values into the job (Resolve) and inserts it
-	// through the spine's EnqueueTx. Unknown app or action: ErrNotFound.
+	// through the spine's insert. Unknown app or action: ErrNotFound.
 	// Either error writes no row.
 	EnqueueAction(ctx context.Context, r EnqueueRequest) (spine.EnqueueResult, error)
 }
