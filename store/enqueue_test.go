@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver/drivertest"
 	"github.com/windforce/windforce/store/postgres"
 )
 
@@ -182,21 +183,11 @@ func noWake(t *testing.T, s *Store, ch <-chan struct{}, what string) {
 		if _, err := d.Pool().Exec(t.Context(), "SELECT pg_notify($1, 'marker')", jobChannel(t, d)); err != nil {
 			t.Fatalf("notify marker: %v", err)
 		}
-		waitWake(t, marker, "for the marker")
+		drivertest.WaitWake(t, marker, "for the marker")
 	}
 	select {
 	case <-ch:
 		t.Fatalf("unexpected wake-up %s", what)
 	default:
-	}
-}
-
-// waitWake waits for a wake-up on ch or fails after a deadline.
-func waitWake(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("no wake-up %s", what)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/windforce/windforce/catalog"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
+	"github.com/windforce/windforce/store/driver/drivertest"
 	"github.com/windforce/windforce/store/postgres"
 	"github.com/windforce/windforce/store/sqlite"
 )
@@ -67,7 +68,7 @@ func TestEnqueueTxWakesOnlyAfterCommit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("enqueue in the caller's transaction: %v", err)
 		}
-		waitWake(t, ch, "after the caller's transaction committed")
+		drivertest.WaitWake(t, ch, "after the caller's transaction committed")
 		for _, id := range ids {
 			if j := mustGetJob(t, s, id); j.Status != spine.StatusQueued {
 				t.Fatalf("status = %s, want queued", j.Status)

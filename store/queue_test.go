@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver/drivertest"
 )
 
 // queueJob is a valid enqueue request on tag with attempts attempts.
@@ -62,16 +63,6 @@ func leaseOf(j spine.ClaimedJob) spine.Lease {
 	return spine.Lease{JobID: j.ID, ClaimToken: j.ClaimToken}
 }
 
-// waitWoken waits for a wake-up on ch or fails after a deadline.
-func waitWoken(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("no wake-up %s", what)
-	}
-}
-
 // requireNotWoken asserts that nothing is pending on ch after a wake-up
 // sent now would have arrived: a job enqueued on a marker tag, whose
 // wake-up a second subscriber observes, proves that every wake-up sent
@@ -84,7 +75,7 @@ func requireNotWoken(t *testing.T, s *Store, ch <-chan struct{}, what string) {
 	if _, err := s.Enqueue(t.Context(), queueJob("marker", 1)); err != nil {
 		t.Fatalf("enqueue marker: %v", err)
 	}
-	waitWoken(t, marker, "for the marker")
+	drivertest.WaitWake(t, marker, "for the marker")
 	select {
 	case <-ch:
 		t.Fatalf("unexpected wake-up %s", what)
@@ -251,7 +242,7 @@ func TestRetryAndCancelMarkDoNotWakeWaiters(t *testing.T) {
 		if _, err := s.Complete(ctx, spine.CompleteParams{Lease: leaseOf(c), Result: []byte(`1`)}); err != nil {
 			t.Fatal(err)
 		}
-		waitWoken(t, ch, "after the marked job completed canceled")
+		drivertest.WaitWake(t, ch, "after the marked job completed canceled")
 	})
 }
 

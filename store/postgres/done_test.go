@@ -10,6 +10,7 @@ import (
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
+	"github.com/windforce/windforce/store/driver/drivertest"
 )
 
 // A waiter on one server is woken by a completion another process (a
@@ -36,7 +37,7 @@ func TestCompletionWakesWaitersOfAnotherStore(t *testing.T) {
 	if _, err := worker.Executor().Complete(context.Background(), driver.Completion{Lease: lease(c), Status: spine.StatusSuccess, Result: []byte(`1`)}); err != nil {
 		t.Fatal(err)
 	}
-	waitWake(t, ch, "on the server after the worker's store completed the job")
+	drivertest.WaitWake(t, ch, "on the server after the worker's store completed the job")
 	if j := getJob(t, server, res); j.Status != spine.StatusSuccess {
 		t.Fatalf("status after the wake-up %s, want success", j.Status)
 	}
@@ -53,7 +54,7 @@ func TestListenerReconnectWakesCompletionWaiters(t *testing.T) {
 	if _, err := s.pool.Exec(context.Background(), "SELECT pg_terminate_backend($1)", int32(s.listener.pid.Load())); err != nil {
 		t.Fatal(err)
 	}
-	waitWake(t, ch, "after the listener reconnected")
+	drivertest.WaitWake(t, ch, "after the listener reconnected")
 }
 
 // Completion payloads stay under Postgres's 8,000-byte limit and read back

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver/drivertest"
 )
 
 func TestWakeupAfterEnqueue(t *testing.T) {
@@ -17,7 +18,7 @@ func TestWakeupAfterEnqueue(t *testing.T) {
 	defer stopOther()
 
 	enqueue(t, s, job("gpu"))
-	waitWake(t, ch, "after an enqueue on the subscribed tag")
+	drivertest.WaitWake(t, ch, "after an enqueue on the subscribed tag")
 	noWake(t, s, other, "on a tag nobody enqueued to")
 }
 
@@ -44,7 +45,7 @@ func TestEnqueueTxWakesOnlyAfterCommit(t *testing.T) {
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitWake(t, ch, "after the caller's transaction committed")
+	drivertest.WaitWake(t, ch, "after the caller's transaction committed")
 	if j := getJob(t, s, res); j.Status != spine.StatusQueued {
 		t.Fatalf("status = %s, want queued", j.Status)
 	}
@@ -95,7 +96,7 @@ func TestListenerReconnectsAndWakesEveryone(t *testing.T) {
 		t.Fatal(err)
 	}
 	// It reconnects and wakes every subscriber (it may have missed jobs).
-	waitWake(t, ch, "after the listener reconnected")
+	drivertest.WaitWake(t, ch, "after the listener reconnected")
 	deadline := time.Now().Add(10 * time.Second)
 	for l.pid.Load() == pid {
 		if time.Now().After(deadline) {
@@ -105,7 +106,7 @@ func TestListenerReconnectsAndWakesEveryone(t *testing.T) {
 	}
 	// And it listens again.
 	enqueue(t, s, job("default"))
-	waitWake(t, ch, "after an enqueue on the new connection")
+	drivertest.WaitWake(t, ch, "after an enqueue on the new connection")
 }
 
 func TestListenerKeepalivePingKeepsTheConnection(t *testing.T) {
@@ -127,7 +128,7 @@ func TestListenerKeepalivePingKeepsTheConnection(t *testing.T) {
 		t.Fatalf("the listener reconnected (pid %d → %d) after timed-out waits", pid, got)
 	}
 	enqueue(t, s, job("default"))
-	waitWake(t, ch, "after keepalive pings")
+	drivertest.WaitWake(t, ch, "after keepalive pings")
 }
 
 func TestCloseStopsListenerAndSubscribeAfterCloseIsInert(t *testing.T) {

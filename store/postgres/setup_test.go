@@ -9,6 +9,7 @@ import (
 
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver/drivertest"
 )
 
 // openStore opens a Store on a fresh schema, not migrated, closed at
@@ -90,16 +91,6 @@ func getJob(t *testing.T, s *Driver, id spine.EnqueueResult) spine.Job {
 	return j
 }
 
-// waitWake waits for a wake-up on ch or fails after a deadline.
-func waitWake(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("no wake-up %s", what)
-	}
-}
-
 // noWake asserts that nothing is pending on ch after a notification sent
 // now would have arrived: a marker notification on another tag, observed
 // by a second subscriber, proves the listener got past that point.
@@ -110,7 +101,7 @@ func noWake(t *testing.T, s *Driver, ch <-chan struct{}, what string) {
 	if _, err := s.pool.Exec(context.Background(), "SELECT pg_notify($1, 'marker')", s.channel); err != nil {
 		t.Fatalf("notify marker: %v", err)
 	}
-	waitWake(t, marker, "for the marker")
+	drivertest.WaitWake(t, marker, "for the marker")
 	select {
 	case <-ch:
 		t.Fatalf("unexpected wake-up %s", what)

@@ -12,6 +12,7 @@ package drivertest
 import (
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/windforce/windforce/store/driver"
 )
@@ -43,5 +44,16 @@ func Run(t *testing.T, open Open) {
 			t.Parallel()
 			cases[name](t, open)
 		})
+	}
+}
+
+// WaitWake waits for a wake-up on ch (a Subscribe or SubscribeCompletion
+// channel) or fails the test after a deadline; what says which wake-up.
+func WaitWake(t testing.TB, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no wake-up %s", what)
 	}
 }

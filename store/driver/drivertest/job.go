@@ -80,11 +80,7 @@ func testJob(t *testing.T, open Open) {
 			!j.ScheduledFor.Equal(jobBase) || string(j.Pin.InputSchema) != `{"type":"object"}` {
 			t.Fatalf("job read back as %+v", j)
 		}
-		select {
-		case <-wake:
-		case <-time.After(10 * time.Second):
-			t.Fatal("no wake-up on the job's tag")
-		}
+		WaitWake(t, wake, "on the job's tag")
 	})
 	t.Run("EnqueueInsertRepeatedID", func(t *testing.T) {
 		t.Parallel()
@@ -151,22 +147,14 @@ func testJob(t *testing.T, open Open) {
 		for _, p := range ps {
 			requireJob(t, ex, "ws", p.ID, spine.StatusQueued, `{"n":1}`)
 		}
-		select {
-		case <-wake:
-		case <-time.After(10 * time.Second):
-			t.Fatal("no wake-up on tag b")
-		}
+		WaitWake(t, wake, "on tag b")
 		// An empty batch still wakes its tags.
 		wake, stop = d.Subscribe([]string{"c"})
 		defer stop()
 		if err := ex.EnqueueInsertBatch(t.Context(), nil, []string{"c"}); err != nil {
 			t.Fatalf("EnqueueInsertBatch of no job: %v", err)
 		}
-		select {
-		case <-wake:
-		case <-time.After(10 * time.Second):
-			t.Fatal("no wake-up on tag c")
-		}
+		WaitWake(t, wake, "on tag c")
 	})
 	t.Run("EnqueueInsertBatchRepeatedID", func(t *testing.T) {
 		t.Parallel()

@@ -94,16 +94,6 @@ func lcAudit(t *testing.T, ex driver.Executor, id uuid.UUID, want ...string) {
 	}
 }
 
-// lcWoken requires a value on ch: the wake-up a commit sends.
-func lcWoken(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("no wake-up %s", what)
-	}
-}
-
 // lcBatch is the reaper batch of leases with the guard at now, the zombie
 // timeout one minute.
 func lcBatch(now time.Time, restartLimit int, jobErr string, leases ...spine.Lease) driver.ReapBatch {
@@ -174,7 +164,7 @@ func testLifecycle(t *testing.T, open Open) {
 		if err != nil {
 			t.Fatalf("CancelWaiting: %v", err)
 		}
-		lcWoken(t, ch, "for a waiting job canceled")
+		WaitWake(t, ch, "for a waiting job canceled")
 		j := lcGet(t, ex, id)
 		if j.Status != spine.StatusCanceled || j.StartedAt != nil || j.CanceledBy != "op" || j.CanceledReason != "why" ||
 			j.CompletedAt == nil || !j.CompletedAt.Equal(at) {
@@ -256,7 +246,7 @@ func testLifecycle(t *testing.T, open Open) {
 		if err != nil {
 			t.Fatalf("Reopen: %v", err)
 		}
-		lcWoken(t, wake, "of the reopened job's tag")
+		WaitWake(t, wake, "of the reopened job's tag")
 		j := lcGet(t, ex, id)
 		if j.Status != spine.StatusQueued || j.Attempt != 1 || j.Restarts != 0 || j.Error != nil || j.CompletedAt != nil ||
 			!j.ScheduledFor.Equal(at) {
@@ -328,7 +318,7 @@ func testLifecycle(t *testing.T, open Open) {
 		if err != nil || len(ids) != 1 || ids[0] != id {
 			t.Fatalf("ReapRequeue = %v, %v; want %s", ids, err, id)
 		}
-		lcWoken(t, wake, "of the requeued job's tag")
+		WaitWake(t, wake, "of the requeued job's tag")
 		j := lcGet(t, ex, id)
 		if j.Status != spine.StatusQueued || j.Restarts != 1 || j.Attempt != 1 || j.Worker != "" ||
 			j.LastError == nil || j.LastError.Message != "worker w1 stopped" || j.LastError.Kind != spine.ZombieErrorKind {
@@ -367,7 +357,7 @@ func testLifecycle(t *testing.T, open Open) {
 			t.Fatalf("ReapFinish = failed %v canceled %v, %v; want %s failed, %s canceled (%s heartbeated)",
 				failed, canceled, err, failing, marked, fresh)
 		}
-		lcWoken(t, ch, "for the job the reaper failed")
+		WaitWake(t, ch, "for the job the reaper failed")
 		j := lcGet(t, ex, failing)
 		if j.Status != spine.StatusFailure || j.Error == nil || j.Error.Message != "restart limit 0 reached" ||
 			j.StartedAt == nil || !j.StartedAt.Equal(lcBase) || j.Worker != "w1" {

@@ -81,16 +81,6 @@ func qMark(t *testing.T, ex driver.Executor, id uuid.UUID) {
 	}
 }
 
-// qWoken waits for a wake-up on ch or fails after a deadline.
-func qWoken(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("no wake-up %s", what)
-	}
-}
-
 // qJobErr is an encoded job error.
 func qJobErr(t *testing.T, msg string) string {
 	t.Helper()
@@ -296,7 +286,7 @@ func testQueue(t *testing.T, open Open) {
 		if j.Status != spine.StatusQueued || j.Attempt != 2 || !j.ScheduledFor.Equal(retryAt) || j.LastError == nil || j.LastError.Message != "first" || j.Worker != "" || j.Ping != nil {
 			t.Fatalf("after Requeue: %s attempt %d at %v, last error %+v, worker %q, ping %v", j.Status, j.Attempt, j.ScheduledFor, j.LastError, j.Worker, j.Ping)
 		}
-		qWoken(t, woken, "for the requeued job's tag")
+		WaitWake(t, woken, "for the requeued job's tag")
 		// A release: no attempt charged, the last error kept.
 		if err := ex.Requeue(t.Context(), driver.Requeue{Lease: qLease(jobs[1]), ScheduledFor: qBase}); err != nil {
 			t.Fatalf("Requeue a release: %v", err)
@@ -343,7 +333,7 @@ func testQueue(t *testing.T, open Open) {
 		if j := qGet(t, ex, jobs[1].ID); j.Status != spine.StatusFailure || j.Error == nil || j.Error.Message != "last" || !j.CompletedAt.Equal(end) {
 			t.Fatalf("failed job: %s, error %+v, at %v", j.Status, j.Error, j.CompletedAt)
 		}
-		qWoken(t, done, "for the failed job's waiters")
+		WaitWake(t, done, "for the failed job's waiters")
 		// A lease no longer held fails the whole call; nothing stays.
 		err = ex.Tx(t.Context(), func(ex driver.Executor) error {
 			_, err := ex.WriteFailures(t.Context(), []driver.Failure{{Lease: qLease(jobs[1]), At: end, Error: qJobErr(t, "x")}})
