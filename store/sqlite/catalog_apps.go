@@ -191,30 +191,18 @@ type actionCols struct {
 // overrides.
 func (c *actionCols) apply(a *catalog.Action) {
 	a.InputSchema, a.OutputSchema = nullJSON(c.input), nullJSON(c.output)
-	var o catalog.Overrides
-	if c.timeoutMS.Valid {
-		o.TimeoutMS = &c.timeoutMS.V
-	}
-	if c.tag.Valid {
-		o.Tag = &c.tag.V
-	}
-	if c.maxAttempts.Valid {
-		o.MaxAttempts = &c.maxAttempts.V
-	}
-	if c.backoffMS.Valid {
-		o.BackoffMS = &c.backoffMS.V
-	}
-	if c.factor.Valid {
-		o.BackoffFactor = &c.factor.V
-	}
-	if c.memory.Valid {
-		o.LimitMemory = &c.memory.V
-	}
-	if c.pids.Valid {
-		o.LimitPids = &c.pids.V
-	}
-	if c.cpu.Valid {
-		o.LimitCPU = &c.cpu.V
+	o := catalog.Overrides{
+		TimeoutMS: ptr(c.timeoutMS), Tag: ptr(c.tag),
+		MaxAttempts: ptr(c.maxAttempts), BackoffMS: ptr(c.backoffMS), BackoffFactor: ptr(c.factor),
+		LimitMemory: ptr(c.memory), LimitPids: ptr(c.pids), LimitCPU: ptr(c.cpu),
 	}
 	o.Apply(a)
+}
+
+// ptr is a nullable column as the pointer an override takes (nil: NULL).
+func ptr[T any](n sql.Null[T]) *T {
+	if !n.Valid {
+		return nil
+	}
+	return &n.V
 }
