@@ -7,7 +7,6 @@ import (
 	"github.com/windforce/windforce/auth/authtest"
 	"github.com/windforce/windforce/catalog/catalogtest"
 	"github.com/windforce/windforce/schedule/scheduletest"
-	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/spine/storetest"
 )
 
@@ -15,7 +14,7 @@ import (
 // core on each driver, each subtest on a fresh database.
 func TestSpine(t *testing.T) {
 	eachDriver(t, func(t *testing.T, open func(t *testing.T) *Store) {
-		storetest.Run(t, func(t *testing.T) spine.Store { return open(t) })
+		storetest.Run(t, func(t *testing.T) storetest.Store { return open(t) })
 	})
 }
 

@@ -13,23 +13,12 @@ import (
 
 // testList checks spine.Lister: filters, status across job_queue and
 // job_completed, the (created_at, id) cursor, limits, workspace isolation
-// and per-status counts. A store that does not implement Lister fails: the
-// API's job list needs it on every database.
+// and per-status counts.
 func testList(t *testing.T, newStore newStoreFunc) {
 	t.Run("Filters", func(t *testing.T) { t.Parallel(); testListFilters(t, newStore) })
 	t.Run("Statuses", func(t *testing.T) { t.Parallel(); testListStatuses(t, newStore) })
 	t.Run("CursorEqualTimes", func(t *testing.T) { t.Parallel(); testListCursor(t, newStore) })
 	t.Run("Limits", func(t *testing.T) { t.Parallel(); testListLimits(t, newStore) })
-}
-
-// lister returns b's store as a Lister, failing when it is not one.
-func (b *bundle) lister() spine.Lister {
-	b.t.Helper()
-	l, ok := b.store.(spine.Lister)
-	if !ok {
-		b.t.Fatalf("%T does not implement spine.Lister", b.store)
-	}
-	return l
 }
 
 // list runs ListJobs in the test workspace (limit MaxListLimit unless p
@@ -42,7 +31,7 @@ func (b *bundle) list(p spine.ListJobsParams) []uuid.UUID {
 	if p.Limit == 0 {
 		p.Limit = spine.MaxListLimit
 	}
-	jobs, err := b.lister().ListJobs(b.ctx, p)
+	jobs, err := b.store.ListJobs(b.ctx, p)
 	if err != nil {
 		b.t.Fatalf("ListJobs(%+v): %v", p, err)
 	}
@@ -142,7 +131,7 @@ func testListStatuses(t *testing.T, newStore newStoreFunc) {
 		After: &spine.JobCursor{CreatedAt: b.get(failed).CreatedAt, ID: failed}}), canceled)
 	requireOrder(t, "status and tag", b.list(spine.ListJobsParams{Statuses: []spine.Status{spine.StatusFailure, spine.StatusQueued}, Tag: "gpu"}), failed)
 
-	counts, err := b.lister().CountJobs(b.ctx, testWorkspace)
+	counts, err := b.store.CountJobs(b.ctx, testWorkspace)
 	if err != nil {
 		t.Fatalf("CountJobs: %v", err)
 	}
@@ -151,7 +140,7 @@ func testListStatuses(t *testing.T, newStore newStoreFunc) {
 	if !reflect.DeepEqual(counts, want) {
 		t.Fatalf("CountJobs: %v, want %v", counts, want)
 	}
-	empty, err := b.lister().CountJobs(b.ctx, "ws-none")
+	empty, err := b.store.CountJobs(b.ctx, "ws-none")
 	if err != nil {
 		t.Fatalf("CountJobs of an empty workspace: %v", err)
 	}
@@ -181,7 +170,7 @@ func testListCursor(t *testing.T, newStore newStoreFunc) {
 		if pages > len(want) {
 			t.Fatalf("paging did not end after %d pages: %v", pages, got)
 		}
-		jobs, err := b.lister().ListJobs(b.ctx, spine.ListJobsParams{Workspace: testWorkspace, Limit: 3, After: after})
+		jobs, err := b.store.ListJobs(b.ctx, spine.ListJobsParams{Workspace: testWorkspace, Limit: 3, After: after})
 		if err != nil {
 			t.Fatalf("ListJobs page %d: %v", pages, err)
 		}
@@ -228,7 +217,7 @@ func testListLimits(t *testing.T, newStore newStoreFunc) {
 		{Workspace: testWorkspace, Limit: 10, Trigger: "cron"},
 	}
 	for _, p := range bad {
-		_, err := b.lister().ListJobs(b.ctx, p)
+		_, err := b.store.ListJobs(b.ctx, p)
 		requireErrorIs(t, err, spine.ErrInvalid, "ListJobs with a bad parameter")
 	}
 }

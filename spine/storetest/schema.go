@@ -77,7 +77,7 @@ func testLargeSharedSchema(t *testing.T, newStore newStoreFunc) {
 	for _, id := range ids[1:] {
 		requireSamePin(t, "GetJob of a job sharing them", b.get(id).Pin, first)
 	}
-	listed, err := b.lister().ListJobs(b.ctx, spine.ListJobsParams{Workspace: testWorkspace, Limit: 3})
+	listed, err := b.store.ListJobs(b.ctx, spine.ListJobsParams{Workspace: testWorkspace, Limit: 3})
 	if err != nil || len(listed) != 3 {
 		t.Fatalf("ListJobs: %d jobs, %v; want 3", len(listed), err)
 	}

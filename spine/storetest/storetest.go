@@ -1,10 +1,8 @@
-// Package storetest is the conformance suite every spine.Store runs: one
-// test per invariant of DESIGN §2, the same on Postgres and on SQLite.
+// Package storetest is the spine suite: one test per invariant of DESIGN
+// §2, run over the store core on each driver (store/conformance_test.go):
 //
-// A store package calls Run from its own test:
-//
-//	func TestConformance(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T) spine.Store {
+//	func TestSpine(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) storetest.Store {
 //			s := openFreshMigratedStore(t) // own schema or file
 //			t.Cleanup(s.Close)
 //			return s
@@ -30,14 +28,21 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
+// Store is what the suite checks: the spine and its job listing (the API's
+// job list needs both on every database).
+type Store interface {
+	spine.Store
+	spine.Lister
+}
+
 // newStoreFunc opens a fresh, migrated, isolated store and registers its
 // Close with t.Cleanup.
-type newStoreFunc = func(t *testing.T) spine.Store
+type newStoreFunc = func(t *testing.T) Store
 
 // Run runs the whole conformance suite against the stores newStore opens.
 // newStore must return a fresh, migrated store of its own (its own Postgres
 // schema or SQLite file) and register its Close in t.Cleanup.
-func Run(t *testing.T, newStore func(t *testing.T) spine.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("Migrate", func(t *testing.T) { testMigrate(t, newStore) })
 	t.Run("Enqueue", func(t *testing.T) { testEnqueue(t, newStore) })
 	t.Run("PinnedSchemas", func(t *testing.T) { testPinnedSchemas(t, newStore) })
@@ -84,7 +89,7 @@ const (
 type bundle struct {
 	t     *testing.T
 	ctx   context.Context
-	store spine.Store
+	store Store
 	clock *fakeClock
 }
 

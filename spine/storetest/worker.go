@@ -18,7 +18,7 @@ import (
 
 // runWorker checks the worker loop on a real store: outcomes, the cancel
 // mark, lost ownership, timeouts, panics and the graceful drain.
-func runWorker(t *testing.T, newStore func(t *testing.T) spine.Store) {
+func runWorker(t *testing.T, newStore newStoreFunc) {
 	t.Run("WorkerCompletesWithinConcurrency", func(t *testing.T) { t.Parallel(); workerCompletes(t, newStore(t)) })
 	t.Run("WorkerRetriesThenFails", func(t *testing.T) { t.Parallel(); workerRetries(t, newStore(t)) })
 	t.Run("WorkerCancelMarkStopsHandler", func(t *testing.T) { t.Parallel(); workerCancel(t, newStore(t)) })
