@@ -166,6 +166,9 @@ func (s *Store) EnqueueActionTx(ctx context.Context, ex driver.Executor, r catal
 // validate, pin, insert and wake up. Schedules, webhooks and requeues call
 // it so their own writes and the job commit together.
 func (s *Store) enqueueAction(ctx context.Context, ex driver.Executor, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
+	if r.Workspace == "" || r.App == "" || r.Action == "" {
+		return spine.EnqueueResult{}, fmt.Errorf("enqueue: %w: workspace, app and action are required", spine.ErrInvalid)
+	}
 	app, action, err := ex.ResolveAction(ctx, r.Workspace, r.App, r.Action)
 	if err != nil {
 		return spine.EnqueueResult{}, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/windforce/windforce/catalog"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver/drivertest"
 	"github.com/windforce/windforce/store/postgres"
@@ -190,4 +191,23 @@ func noWake(t *testing.T, s *Store, ch <-chan struct{}, what string) {
 		t.Fatalf("unexpected wake-up %s", what)
 	default:
 	}
+}
+
+// TestEnqueueActionNeedsItsNames: a request without workspace, app or
+// action is spine.ErrInvalid with one text on both databases, before the
+// catalog is read, and writes no row.
+func TestEnqueueActionNeedsItsNames(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, s *Store) {
+		for _, r := range []catalog.EnqueueRequest{
+			{App: "a", Action: "b"}, {Workspace: "ws", Action: "b"}, {Workspace: "ws", App: "a"},
+		} {
+			_, err := s.EnqueueAction(t.Context(), r)
+			if !errors.Is(err, spine.ErrInvalid) || err.Error() != "enqueue: invalid request: workspace, app and action are required" {
+				t.Errorf("EnqueueAction(%+v) = %v, want the ErrInvalid naming the three", r, err)
+			}
+		}
+		if counts, err := s.CountJobs(t.Context(), "ws"); err != nil || counts[spine.StatusQueued] != 0 {
+			t.Fatalf("jobs after refused requests: %v, %v", counts, err)
+		}
+	})
 }

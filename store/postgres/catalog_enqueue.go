@@ -8,15 +8,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/windforce/windforce/catalog"
-	"github.com/windforce/windforce/spine"
 )
 
 // ResolveAction reads the app and action a job pins, with the action's
 // overrides applied (driver.CatalogExecutor).
 func (e *executor) ResolveAction(ctx context.Context, workspace, appKey, actionKey string) (catalog.App, catalog.Action, error) {
-	if workspace == "" || appKey == "" || actionKey == "" {
-		return catalog.App{}, catalog.Action{}, fmt.Errorf("enqueue: %w: workspace, app and action are required", spine.ErrInvalid)
-	}
 	var gotKey *string
 	var a catalog.Action
 	var o catalog.Overrides

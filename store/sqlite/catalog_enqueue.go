@@ -6,15 +6,11 @@ import (
 	"fmt"
 
 	"github.com/windforce/windforce/catalog"
-	"github.com/windforce/windforce/spine"
 )
 
 // ResolveAction reads the app and action a job pins, with the action's
 // overrides applied (driver.CatalogExecutor).
 func (e *executor) ResolveAction(ctx context.Context, workspace, app, action string) (catalog.App, catalog.Action, error) {
-	if workspace == "" || app == "" || action == "" {
-		return catalog.App{}, catalog.Action{}, fmt.Errorf("enqueue: %w: workspace, app and action are required", spine.ErrInvalid)
-	}
 	rows, err := e.read(ctx, qCatalogResolve, sql.Named("workspace", workspace), sql.Named("app_key", app), sql.Named("action_key", action))
 	if err != nil {
 		return catalog.App{}, catalog.Action{}, fmt.Errorf("enqueue: read catalog: %w", err)

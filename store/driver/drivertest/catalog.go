@@ -276,8 +276,8 @@ func testCatalog(t *testing.T, open Open) {
 					t.Errorf("ResolveAction(%s, %s) = %v, want catalog.ErrNotFound", c[0], c[1], err)
 				}
 			}
-			if _, _, err := ex.ResolveAction(ctx, catWS, "app", ""); !errors.Is(err, spine.ErrInvalid) {
-				t.Errorf("ResolveAction(no action) = %v, want spine.ErrInvalid", err)
+			if _, _, err := ex.ResolveAction(ctx, catWS, "app", ""); !errors.Is(err, catalog.ErrNotFound) {
+				t.Errorf("ResolveAction(no action) = %v, want catalog.ErrNotFound", err)
 			}
 		}
 		check(ex)
