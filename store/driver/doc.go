@@ -15,9 +15,10 @@
 //	     └── store/sqlite:   one writer connection, readers, in-process wake-ups
 //
 // Executor.Tx opens a transaction (a savepoint inside one). A library caller
-// who holds its own transaction wraps it with the driver's Executor
-// constructor (postgres.Driver.TxExecutor, sqlite.Driver.WithTx) and passes
-// it to the core's *Tx methods.
+// who holds its own transaction gets an Executor on it from the driver
+// (postgres.Driver.TxExecutor; on SQLite preferably sqlite.Driver.WithTx,
+// which wakes workers only after the commit, or sqlite.Driver.TxExecutor)
+// and passes it to the core's *Tx methods.
 //
 // drivertest is the conformance suite of the operations, run on every
 // driver; spine/storetest checks the invariants over the core.

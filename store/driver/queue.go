@@ -118,11 +118,13 @@ type Completion struct {
 	// Error is an encoded job error (spine.JobError.Encode), empty for
 	// none.
 	Error string
-	Now   time.Time
+	// Now is the completion time; zero means the database's clock.
+	Now time.Time
 }
 
 // LeaseState is what LockLease read under the lock of an owned job.
 type LeaseState struct {
+	// Attempt is the attempt the lease is running.
 	Attempt int
 	// Canceled is the cancel mark.
 	Canceled bool
@@ -136,6 +138,8 @@ type LeaseState struct {
 // LeaseAt is one lease of LockLeases with its caller's time.
 type LeaseAt struct {
 	spine.Lease
+	// Now is the caller's time for this lease; zero means the database's
+	// clock.
 	Now time.Time
 }
 

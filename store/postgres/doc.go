@@ -1,5 +1,6 @@
-// Package postgres is the queue spine (spine.Store) on Postgres, through
-// pgx v5: many servers and workers on many machines share one database.
+// Package postgres is the Postgres driver (driver.Driver) under the store
+// core, through pgx v5: many servers and workers on many machines share one
+// database.
 //
 // How each promise is kept:
 //
@@ -21,7 +22,7 @@
 //	           (workers), and on "windforce_done[_schema]" with the ids of
 //	           the jobs a transaction finished, 200 a notification, from
 //	           every statement that writes job_completed (waiters); one
-//	           listener connection per Store LISTENs on both and feeds
+//	           listener connection per Driver LISTENs on both and feeds
 //	           spine.Wakeups and spine.Completions
 //
 // The SQL is in queries/, one file per query, each with a comment saying

@@ -30,7 +30,7 @@ const (
 	baseDoneChannel = "windforce_done"
 )
 
-// Options tunes a Store. The zero value serves production defaults.
+// Options tunes a Driver. The zero value serves production defaults.
 type Options struct {
 	// Schema, when set, is created if missing and becomes the search_path of
 	// every connection, and suffixes the notification channel, so tests
@@ -45,7 +45,7 @@ type Options struct {
 	QueryTimeout time.Duration
 }
 
-// Driver is the queue spine on Postgres (spine.Store), safe for concurrent
+// Driver is the Postgres driver under the store core, safe for concurrent
 // use by many goroutines and many processes on many machines.
 type Driver struct {
 	pool    *pgxpool.Pool
@@ -162,7 +162,7 @@ func channelName(base, schema string) string {
 // (TxExecutor, store.Store.EnqueueTx).
 func (s *Driver) Pool() *pgxpool.Pool { return s.pool }
 
-// Close stops the listener, waits for it, and closes the pool. The Store
+// Close stops the listener, waits for it, and closes the pool. The Driver
 // must not be used afterwards.
 func (s *Driver) Close() {
 	s.mu.Lock()

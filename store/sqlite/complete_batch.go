@@ -52,7 +52,9 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 		if _, err := w.exec(ctx, qRuntimeDeleteMany, sql.Named("ids", idsJSON(ids))); err != nil {
 			return fmt.Errorf("delete runtime rows: %w", err)
 		}
-		w.done = append(w.done, ids...) // completion wake-ups, sent after commit
+		for _, id := range ids {
+			w.finished(id) // completion wake-ups, sent after commit
+		}
 		return nil
 	})
 	if err != nil {
@@ -129,7 +131,7 @@ func (w *writeTx) removeBatch(ctx context.Context, ids []uuid.UUID) (map[uuid.UU
 		return r, rows.Scan(&r[0], &r[1])
 	})
 	if err != nil {
-		return nil, fmt.Errorf("remove queue rows: %w", err)
+		return nil, fmt.Errorf("remove queue rows: %w", translate(err))
 	}
 	byID := make(map[uuid.UUID]uuid.UUID, len(tokens))
 	for _, r := range tokens {

@@ -1,5 +1,5 @@
-// Package sqlite is the queue spine (spine.Store) on an embedded SQLite
-// database, for `windforce dev` and single-process deployments.
+// Package sqlite is the SQLite driver (driver.Driver) under the store core:
+// an embedded database for `windforce dev` and single-process deployments.
 //
 // Concurrency model:
 //

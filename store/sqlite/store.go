@@ -36,7 +36,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Driver is the queue spine on one SQLite file. It is safe for concurrent
+// Driver is the SQLite driver under the store core, on one file. It is safe for concurrent
 // use; see the package documentation for its connection model.
 type Driver struct {
 	writer  *sql.DB
