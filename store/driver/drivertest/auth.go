@@ -67,151 +67,163 @@ func authSessionOf(t *testing.T, ex driver.Executor, hash string) (s auth.Sessio
 
 // testAuth checks the token and lease operations.
 func testAuth(t *testing.T, open Open) {
-	t.Run("CreateAndRead", func(t *testing.T) {
-		t.Parallel()
-		ex := open(t).Executor()
-		tok := authToken(t, ex, "deploy bot")
-		got, ok, err := ex.AuthTokenByHash(t.Context(), tok.Hash)
-		if err != nil || !ok || got.ID != tok.ID || got.Hash != tok.Hash || got.Workspace != "ws" ||
-			auth.JoinScopes(got.Scopes) != "run,read" || got.Label != "deploy bot" || !got.CreatedAt.Equal(authBase) {
-			t.Fatalf("AuthTokenByHash = %+v, %v, %v", got, ok, err)
-		}
-		got, ok, err = ex.AuthTokenByID(t.Context(), tok.ID)
-		if err != nil || !ok || got.Hash != tok.Hash || got.Label != "deploy bot" || !got.CreatedAt.Equal(authBase) ||
-			!got.RevokedAt.IsZero() {
-			t.Fatalf("AuthTokenByID = %+v, %v, %v", got, ok, err)
-		}
-		if _, ok, err := ex.AuthTokenByHash(t.Context(), auth.Hash("unknown")); ok || err != nil {
-			t.Fatalf("AuthTokenByHash of an unknown hash: ok %v, %v", ok, err)
-		}
-		if _, ok, err := ex.AuthTokenByID(t.Context(), "ffff"); ok || err != nil {
-			t.Fatalf("AuthTokenByID of an unknown id: ok %v, %v", ok, err)
-		}
-	})
-	t.Run("CreateZeroTimeIsNow", func(t *testing.T) {
-		t.Parallel()
-		ex := open(t).Executor()
-		_, tok, err := auth.NewToken("ws", "", []auth.Scope{auth.ScopeRead})
+	t.Run("CreateAndRead", func(t *testing.T) { testAuthCreateAndRead(t, open) })
+	t.Run("CreateZeroTimeIsNow", func(t *testing.T) { testAuthCreateZeroTimeIsNow(t, open) })
+	t.Run("CreateDuplicate", func(t *testing.T) { testAuthCreateDuplicate(t, open) })
+	t.Run("Revoke", func(t *testing.T) { testAuthRevoke(t, open) })
+	t.Run("EndSessions", func(t *testing.T) { testAuthEndSessions(t, open) })
+	t.Run("LeaseLive", func(t *testing.T) { testAuthLeaseLive(t, open) })
+}
+
+func testAuthCreateAndRead(t *testing.T, open Open) {
+	t.Parallel()
+	ex := open(t).Executor()
+	tok := authToken(t, ex, "deploy bot")
+	got, ok, err := ex.AuthTokenByHash(t.Context(), tok.Hash)
+	if err != nil || !ok || got.ID != tok.ID || got.Hash != tok.Hash || got.Workspace != "ws" ||
+		auth.JoinScopes(got.Scopes) != "run,read" || got.Label != "deploy bot" || !got.CreatedAt.Equal(authBase) {
+		t.Fatalf("AuthTokenByHash = %+v, %v, %v", got, ok, err)
+	}
+	got, ok, err = ex.AuthTokenByID(t.Context(), tok.ID)
+	if err != nil || !ok || got.Hash != tok.Hash || got.Label != "deploy bot" || !got.CreatedAt.Equal(authBase) ||
+		!got.RevokedAt.IsZero() {
+		t.Fatalf("AuthTokenByID = %+v, %v, %v", got, ok, err)
+	}
+	if _, ok, err := ex.AuthTokenByHash(t.Context(), auth.Hash("unknown")); ok || err != nil {
+		t.Fatalf("AuthTokenByHash of an unknown hash: ok %v, %v", ok, err)
+	}
+	if _, ok, err := ex.AuthTokenByID(t.Context(), "ffff"); ok || err != nil {
+		t.Fatalf("AuthTokenByID of an unknown id: ok %v, %v", ok, err)
+	}
+}
+
+func testAuthCreateZeroTimeIsNow(t *testing.T, open Open) {
+	t.Parallel()
+	ex := open(t).Executor()
+	_, tok, err := auth.NewToken("ws", "", []auth.Scope{auth.ScopeRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().Add(-time.Minute)
+	if err := ex.AuthCreateToken(t.Context(), tok); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := ex.AuthTokenByID(t.Context(), tok.ID)
+	if err != nil || got.CreatedAt.Before(before) || got.CreatedAt.After(time.Now().Add(time.Minute)) {
+		t.Fatalf("created_at of a zero CreatedAt = %v, %v; want about now", got.CreatedAt, err)
+	}
+}
+
+func testAuthCreateDuplicate(t *testing.T, open Open) {
+	t.Parallel()
+	ex := open(t).Executor()
+	tok := authToken(t, ex, "a")
+	_, again, err := auth.NewToken("ws", "b", []auth.Scope{auth.ScopeRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.ID = tok.ID
+	if err := ex.AuthCreateToken(t.Context(), again); !errors.Is(err, spine.ErrConflict) {
+		t.Fatalf("AuthCreateToken of a taken id: %v, want spine.ErrConflict", err)
+	}
+	_, again, _ = auth.NewToken("ws", "c", []auth.Scope{auth.ScopeRead})
+	again.Hash = tok.Hash
+	if err := ex.AuthCreateToken(t.Context(), again); !errors.Is(err, spine.ErrConflict) {
+		t.Fatalf("AuthCreateToken of a taken hash: %v, want spine.ErrConflict", err)
+	}
+}
+
+func testAuthRevoke(t *testing.T, open Open) {
+	t.Parallel()
+	ex := open(t).Executor()
+	tok, other := authToken(t, ex, "a"), authToken(t, ex, "b")
+	at := authBase.Add(time.Hour)
+	if ok, err := ex.AuthRevokeToken(t.Context(), tok.ID, at); !ok || err != nil {
+		t.Fatalf("AuthRevokeToken = %v, %v; want true", ok, err)
+	}
+	if _, ok, err := ex.AuthTokenByHash(t.Context(), tok.Hash); ok || err != nil {
+		t.Fatalf("AuthTokenByHash of a revoked token: ok %v, %v; want none", ok, err)
+	}
+	got, ok, err := ex.AuthTokenByID(t.Context(), tok.ID)
+	if err != nil || !ok || !got.RevokedAt.Equal(at) {
+		t.Fatalf("AuthTokenByID of a revoked token = %+v, %v, %v; want RevokedAt %v", got, ok, err, at)
+	}
+	if ok, err := ex.AuthRevokeToken(t.Context(), tok.ID, at.Add(time.Hour)); ok || err != nil {
+		t.Fatalf("AuthRevokeToken twice = %v, %v; want false", ok, err)
+	}
+	if got, _, _ := ex.AuthTokenByID(t.Context(), tok.ID); !got.RevokedAt.Equal(at) {
+		t.Fatalf("a second revocation moved revoked_at to %v", got.RevokedAt)
+	}
+	if ok, err := ex.AuthRevokeToken(t.Context(), "ffff", at); ok || err != nil {
+		t.Fatalf("AuthRevokeToken of an unknown id = %v, %v; want false", ok, err)
+	}
+	if _, ok, _ := ex.AuthTokenByHash(t.Context(), other.Hash); !ok {
+		t.Fatal("revoking one token revoked another")
+	}
+}
+
+func testAuthEndSessions(t *testing.T, open Open) {
+	t.Parallel()
+	ex := open(t).Executor()
+	tok, other := authToken(t, ex, "a"), authToken(t, ex, "b")
+	open1 := authSession(t, ex, tok.ID, authBase, time.Hour)
+	ended := authSession(t, ex, tok.ID, authBase, time.Hour)
+	others := authSession(t, ex, other.ID, authBase, time.Hour)
+	if err := ex.SessionEnd(t.Context(), ended.IDHash, authBase.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	at := authBase.Add(2 * time.Minute)
+	if err := ex.AuthEndSessions(t.Context(), tok.ID, at); err != nil {
+		t.Fatalf("AuthEndSessions: %v", err)
+	}
+	if s, _ := authSessionOf(t, ex, open1.IDHash); !s.EndedAt.Equal(at) {
+		t.Errorf("open session of the token ended at %v, want %v", s.EndedAt, at)
+	}
+	if s, _ := authSessionOf(t, ex, ended.IDHash); !s.EndedAt.Equal(authBase.Add(time.Minute)) {
+		t.Errorf("an ended session's ended_at moved to %v", s.EndedAt)
+	}
+	if s, _ := authSessionOf(t, ex, others.IDHash); !s.EndedAt.IsZero() {
+		t.Errorf("another token's session ended at %v", s.EndedAt)
+	}
+	if err := ex.AuthEndSessions(t.Context(), "ffff", at); err != nil {
+		t.Fatalf("AuthEndSessions of a token without sessions: %v", err)
+	}
+}
+
+func testAuthLeaseLive(t *testing.T, open Open) {
+	t.Parallel()
+	ex := open(t).Executor()
+	p, err := spine.PrepareEnqueue(spine.EnqueueParams{Workspace: "ws", TriggerKind: spine.TriggerAPI,
+		Input: json.RawMessage(`{}`), Pin: spine.Pin{AppKey: "app", ActionKey: "act", Tag: "lease",
+			Timeout: time.Minute, Retry: spine.DefaultRetry}}, authBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ex.EnqueueInsert(t.Context(), p, false); err != nil {
+		t.Fatal(err)
+	}
+	live := func(ws string, id, claim uuid.UUID) bool {
+		t.Helper()
+		ok, err := ex.AuthLeaseLive(t.Context(), ws, id, claim)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("AuthLeaseLive: %v", err)
 		}
-		before := time.Now().Add(-time.Minute)
-		if err := ex.AuthCreateToken(t.Context(), tok); err != nil {
-			t.Fatal(err)
-		}
-		got, _, err := ex.AuthTokenByID(t.Context(), tok.ID)
-		if err != nil || got.CreatedAt.Before(before) || got.CreatedAt.After(time.Now().Add(time.Minute)) {
-			t.Fatalf("created_at of a zero CreatedAt = %v, %v; want about now", got.CreatedAt, err)
-		}
-	})
-	t.Run("CreateDuplicate", func(t *testing.T) {
-		t.Parallel()
-		ex := open(t).Executor()
-		tok := authToken(t, ex, "a")
-		_, again, err := auth.NewToken("ws", "b", []auth.Scope{auth.ScopeRead})
-		if err != nil {
-			t.Fatal(err)
-		}
-		again.ID = tok.ID
-		if err := ex.AuthCreateToken(t.Context(), again); !errors.Is(err, spine.ErrConflict) {
-			t.Fatalf("AuthCreateToken of a taken id: %v, want spine.ErrConflict", err)
-		}
-		_, again, _ = auth.NewToken("ws", "c", []auth.Scope{auth.ScopeRead})
-		again.Hash = tok.Hash
-		if err := ex.AuthCreateToken(t.Context(), again); !errors.Is(err, spine.ErrConflict) {
-			t.Fatalf("AuthCreateToken of a taken hash: %v, want spine.ErrConflict", err)
-		}
-	})
-	t.Run("Revoke", func(t *testing.T) {
-		t.Parallel()
-		ex := open(t).Executor()
-		tok, other := authToken(t, ex, "a"), authToken(t, ex, "b")
-		at := authBase.Add(time.Hour)
-		if ok, err := ex.AuthRevokeToken(t.Context(), tok.ID, at); !ok || err != nil {
-			t.Fatalf("AuthRevokeToken = %v, %v; want true", ok, err)
-		}
-		if _, ok, err := ex.AuthTokenByHash(t.Context(), tok.Hash); ok || err != nil {
-			t.Fatalf("AuthTokenByHash of a revoked token: ok %v, %v; want none", ok, err)
-		}
-		got, ok, err := ex.AuthTokenByID(t.Context(), tok.ID)
-		if err != nil || !ok || !got.RevokedAt.Equal(at) {
-			t.Fatalf("AuthTokenByID of a revoked token = %+v, %v, %v; want RevokedAt %v", got, ok, err, at)
-		}
-		if ok, err := ex.AuthRevokeToken(t.Context(), tok.ID, at.Add(time.Hour)); ok || err != nil {
-			t.Fatalf("AuthRevokeToken twice = %v, %v; want false", ok, err)
-		}
-		if got, _, _ := ex.AuthTokenByID(t.Context(), tok.ID); !got.RevokedAt.Equal(at) {
-			t.Fatalf("a second revocation moved revoked_at to %v", got.RevokedAt)
-		}
-		if ok, err := ex.AuthRevokeToken(t.Context(), "ffff", at); ok || err != nil {
-			t.Fatalf("AuthRevokeToken of an unknown id = %v, %v; want false", ok, err)
-		}
-		if _, ok, _ := ex.AuthTokenByHash(t.Context(), other.Hash); !ok {
-			t.Fatal("revoking one token revoked another")
-		}
-	})
-	t.Run("EndSessions", func(t *testing.T) {
-		t.Parallel()
-		ex := open(t).Executor()
-		tok, other := authToken(t, ex, "a"), authToken(t, ex, "b")
-		open1 := authSession(t, ex, tok.ID, authBase, time.Hour)
-		ended := authSession(t, ex, tok.ID, authBase, time.Hour)
-		others := authSession(t, ex, other.ID, authBase, time.Hour)
-		if err := ex.SessionEnd(t.Context(), ended.IDHash, authBase.Add(time.Minute)); err != nil {
-			t.Fatal(err)
-		}
-		at := authBase.Add(2 * time.Minute)
-		if err := ex.AuthEndSessions(t.Context(), tok.ID, at); err != nil {
-			t.Fatalf("AuthEndSessions: %v", err)
-		}
-		if s, _ := authSessionOf(t, ex, open1.IDHash); !s.EndedAt.Equal(at) {
-			t.Errorf("open session of the token ended at %v, want %v", s.EndedAt, at)
-		}
-		if s, _ := authSessionOf(t, ex, ended.IDHash); !s.EndedAt.Equal(authBase.Add(time.Minute)) {
-			t.Errorf("an ended session's ended_at moved to %v", s.EndedAt)
-		}
-		if s, _ := authSessionOf(t, ex, others.IDHash); !s.EndedAt.IsZero() {
-			t.Errorf("another token's session ended at %v", s.EndedAt)
-		}
-		if err := ex.AuthEndSessions(t.Context(), "ffff", at); err != nil {
-			t.Fatalf("AuthEndSessions of a token without sessions: %v", err)
-		}
-	})
-	t.Run("LeaseLive", func(t *testing.T) {
-		t.Parallel()
-		ex := open(t).Executor()
-		p, err := spine.PrepareEnqueue(spine.EnqueueParams{Workspace: "ws", TriggerKind: spine.TriggerAPI,
-			Input: json.RawMessage(`{}`), Pin: spine.Pin{AppKey: "app", ActionKey: "act", Tag: "lease",
-				Timeout: time.Minute, Retry: spine.DefaultRetry}}, authBase)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := ex.EnqueueInsert(t.Context(), p, false); err != nil {
-			t.Fatal(err)
-		}
-		live := func(ws string, id, claim uuid.UUID) bool {
-			t.Helper()
-			ok, err := ex.AuthLeaseLive(t.Context(), ws, id, claim)
-			if err != nil {
-				t.Fatalf("AuthLeaseLive: %v", err)
-			}
-			return ok
-		}
-		if live("ws", p.ID, uuid.Nil) || live("ws", uuid.New(), uuid.New()) {
-			t.Fatal("a lease is live for a waiting job, or an unknown one")
-		}
-		claimed, err := ex.Claim(t.Context(), spine.ClaimParams{Worker: "w1", Tags: []string{"lease"}, Limit: 1, Now: authBase})
-		if err != nil || len(claimed) != 1 {
-			t.Fatalf("Claim = %v, %v", claimed, err)
-		}
-		c := claimed[0]
-		if !live("ws", c.ID, c.ClaimToken) {
-			t.Fatal("the claim of a running job is not live")
-		}
-		if live("other", c.ID, c.ClaimToken) || live("ws", c.ID, uuid.New()) {
-			t.Fatal("a lease is live in another workspace or with another claim token")
-		}
-	})
+		return ok
+	}
+	if live("ws", p.ID, uuid.Nil) || live("ws", uuid.New(), uuid.New()) {
+		t.Fatal("a lease is live for a waiting job, or an unknown one")
+	}
+	claimed, err := ex.Claim(t.Context(), spine.ClaimParams{Worker: "w1", Tags: []string{"lease"}, Limit: 1, Now: authBase})
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("Claim = %v, %v", claimed, err)
+	}
+	c := claimed[0]
+	if !live("ws", c.ID, c.ClaimToken) {
+		t.Fatal("the claim of a running job is not live")
+	}
+	if live("other", c.ID, c.ClaimToken) || live("ws", c.ID, uuid.New()) {
+		t.Fatal("a lease is live in another workspace or with another claim token")
+	}
 }
 
 // testSession checks the console session operations.
