@@ -58,3 +58,36 @@ func TestCatalogMessages(t *testing.T) {
 		}
 	})
 }
+
+// TestApplySyncOneTime: a sync on the database's clock (zero Now) stamps
+// its apps and its source with one time, as one transaction's now() does on
+// Postgres.
+func TestApplySyncOneTime(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, s *Store) {
+		ctx := t.Context()
+		if err := s.PutSource(ctx, catalog.Source{Workspace: "ws", ID: "src", URL: "file:///src.git", Branch: "main"}); err != nil {
+			t.Fatal(err)
+		}
+		var apps []catalog.App
+		for _, k := range []string{"a", "b", "c"} {
+			apps = append(apps, catalog.App{Key: k, Entrypoint: k + ".py", Runtime: "python", Timeout: time.Minute,
+				Tag: "default", Retry: spine.DefaultRetry})
+		}
+		if err := s.ApplySync(ctx, catalog.SyncParams{Workspace: "ws", SourceID: "src", Commit: "c1", Apps: apps}); err != nil {
+			t.Fatal(err)
+		}
+		src, err := s.GetSource(ctx, "ws", "src")
+		if err != nil || src.SyncedAt == nil {
+			t.Fatalf("source after sync: %+v, %v", src, err)
+		}
+		got, err := s.ListApps(ctx, "ws")
+		if err != nil || len(got) != 3 {
+			t.Fatalf("apps: %d, %v", len(got), err)
+		}
+		for _, a := range got {
+			if !a.UpdatedAt.Equal(*src.SyncedAt) {
+				t.Errorf("app %s updated at %v, source synced at %v: want one time", a.Key, a.UpdatedAt, *src.SyncedAt)
+			}
+		}
+	})
+}

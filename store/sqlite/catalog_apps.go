@@ -65,8 +65,8 @@ func (e *executor) CatalogInsertApps(ctx context.Context, p catalog.SyncParams) 
 	if len(p.Apps) == 0 {
 		return nil
 	}
-	now := micros(resolveNow(p.Now))
 	return e.write(ctx, func(w *writeTx) error {
+		now := micros(w.now(p.Now))
 		for _, app := range p.Apps {
 			if err := w.insertApp(ctx, p, app, now); err != nil {
 				return err
@@ -107,7 +107,7 @@ func (w *writeTx) insertApp(ctx context.Context, p catalog.SyncParams, app catal
 func (e *executor) CatalogSourceSynced(ctx context.Context, workspace, id, commit string, now time.Time) error {
 	return e.write(ctx, func(w *writeTx) error {
 		_, err := w.exec(ctx, qCatalogSourceSynced, sql.Named("workspace", workspace), sql.Named("id", id),
-			sql.Named("commit_sha", commit), sql.Named("now", micros(resolveNow(now))))
+			sql.Named("commit_sha", commit), sql.Named("now", micros(w.now(now))))
 		return translate(err)
 	})
 }

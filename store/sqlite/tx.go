@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/windforce/windforce/store/driver"
@@ -24,6 +25,21 @@ type writeTx struct {
 	// eager sends each wake-up at once: the driver cannot see this
 	// transaction's commit (TxExecutor).
 	eager bool
+	// started is the transaction's clock, read at its first zero Now.
+	started time.Time
+}
+
+// now is an operation's Now inside this transaction: t, or for a zero t
+// one clock reading for the whole transaction, as Postgres's now() is, so
+// the rows one transaction writes carry one time.
+func (w *writeTx) now(t time.Time) time.Time {
+	if !t.IsZero() {
+		return resolveNow(t)
+	}
+	if w.started.IsZero() {
+		w.started = resolveNow(time.Time{})
+	}
+	return w.started
 }
 
 func (s *Driver) newWriteTx(tx *sql.Tx) *writeTx {
