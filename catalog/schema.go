@@ -49,7 +49,9 @@ const schemaURL = "windforce:///schema.json"
 
 // CompileSchema compiles a JSON Schema document. References to other
 // documents are refused (no loader), so compiling never reads a file or
-// the network on the server.
+// the network on the server: sync bundles the files of the commit that a
+// schema refers to into it (source/manifest), so a catalog schema is
+// self-contained.
 func CompileSchema(data []byte) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {

@@ -8,7 +8,8 @@
 //	  └─ windforce.yaml ─▶ YAML (unknown fields refused)
 //	       └─ per app: key, entrypoint exists, runtime known, timeout, tag, retry,
 //	            limits
-//	            └─ per action: key, schema files exist and are JSON Schema,
+//	            └─ per action: key, schema files exist and are JSON Schema
+//	                           (≤ 1 MiB), the files they $ref bundled in,
 //	                           timeout, tag, retry, limits overrides
 //	  ─▶ []catalog.App, ready for the catalog once the tree is in the cache
 //

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -203,39 +202,6 @@ func loadAction(appField, key string, ra *rawAction, app catalog.App, tree Tree,
 	}
 	a.Limits = limits(ra.Limits, field+".limits", ps)
 	return a, true
-}
-
-// schema reads and compiles a schema file; nil when none is named.
-func schema(p, field string, tree Tree, ps *problems) json.RawMessage {
-	if p == "" {
-		return nil
-	}
-	clean, ok := cleanRelPath(p)
-	if !ok {
-		ps.add(FileName, field, "%q is not a relative path inside the repository", p)
-		return nil
-	}
-	f, ok := tree.regular(clean)
-	if !ok {
-		ps.add(FileName, field, "schema file %s does not exist in the commit", clean)
-		return nil
-	}
-	if _, err := catalog.CompileSchema(f.Data); err != nil {
-		ps.add(clean, "", "%v (named by %s)", err, field)
-		return nil
-	}
-	// Pinned into every job: text only one database could store (NUL, a
-	// lone surrogate escape) is refused here, the same on both.
-	if err := spine.CheckText("the schema", f.Data); err != nil {
-		ps.add(clean, "", "%s (named by %s)", strings.TrimPrefix(err.Error(), spine.ErrInvalid.Error()+": "), field)
-		return nil
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, f.Data); err != nil {
-		ps.add(clean, "", "not valid JSON: %v (named by %s)", err, field)
-		return nil
-	}
-	return json.RawMessage(buf.Bytes())
 }
 
 // duration parses a Go duration ("10s", "1m30s"); "" is ok with 0.
