@@ -32,6 +32,8 @@ func (c *Console) routes() {
 	read := auth.ActionRead
 	c.handle("GET "+w+"/{$}", "runs", read, c.toRuns)
 	c.handle("GET "+w+"/runs", "runs", read, c.runsPage)
+	c.handle("GET "+w+"/runs/requeue", "runs", auth.ActionRequeue, c.requeueConfirm)
+	c.handle("POST "+w+"/runs/requeue", "runs", auth.ActionRequeue, c.requeueJobs)
 	c.handle("GET "+w+"/jobs/{id}", "runs", read, c.jobPage)
 	c.handle("GET "+w+"/jobs/{id}/logs", "runs", read, c.jobLogs)
 	c.handle("GET "+w+"/jobs/{id}/outcome", "apps", read, c.jobOutcome)

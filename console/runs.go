@@ -66,6 +66,12 @@ type runsData struct {
 	Triggers []spine.TriggerKind
 	Apps     []string
 	SelfURL  string
+	// Waiting counts the waiting jobs of an app, action or tag filter
+	// (up to one batch, WaitingMore past it) for "Requeue N waiting
+	// jobs"; RequeueURL is its confirmation.
+	Waiting     int
+	WaitingMore bool
+	RequeueURL  string
 }
 
 // parseFilter reads the runs form; an unknown status or trigger is 400.
@@ -156,6 +162,9 @@ func (c *Console) runsPage(q *req) error {
 		d.Live = d.Live || !j.Status.Terminal()
 	}
 	d.Apps = c.appKeys(q)
+	if err := c.offerRequeue(q, f, &d); err != nil {
+		return err
+	}
 	return c.page(q, "runs", "Runs", d)
 }
 

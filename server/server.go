@@ -169,6 +169,7 @@ func (s *Server) routes() {
 	s.api("POST "+w+"/jobs/{id}/reopen", on(auth.ActionReopen), s.reopenJob)
 	s.api("GET "+w+"/jobs", read, s.listJobs)
 	s.api("POST "+w+"/jobs/{id}/requeue", on(auth.ActionRequeue), s.requeueJob)
+	s.api("POST "+w+"/jobs/requeue", on(auth.ActionRequeue), s.requeueJobs)
 	s.api("POST "+w+"/apps/{app}/deploy", on(auth.ActionDeploy), s.deployApp)
 	s.api("GET "+w+"/sources", read, s.listSources)
 	s.api("POST "+w+"/sources", on(auth.ActionAddSource), s.addSource)

@@ -58,6 +58,8 @@ Client commands (WINDFORCE_URL, WINDFORCE_TOKEN, WINDFORCE_WORKSPACE or --url, -
   windforce jobs logs ID [-f]              its logs; -f follows them until the job ends
   windforce jobs cancel ID [--reason R]    cancel a job (terminal)
   windforce jobs reopen ID [--force]       run a failed (--force: canceled) job again; operator scope
+  windforce jobs requeue [ID…] [--app A] [--action X] [--tag T] [--batch N]
+                                           move waiting jobs to the catalog as it is now (new commit, tag)
   windforce sources add ID URL [--branch B] | sources list | sources sync ID
   windforce schedules add APP/ACTION --cron EXPR [--timezone Z] [--input JSON] [--no-overlap]
   windforce schedules list | schedules rm ID

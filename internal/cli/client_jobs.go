@@ -17,19 +17,20 @@ type apiJob = server.JobView
 
 func jobTerminal(j apiJob) bool { return j.Status.Terminal() }
 
-const jobsUsage = `usage: windforce jobs list|get|result|logs|cancel|reopen …
+const jobsUsage = `usage: windforce jobs list|get|result|logs|cancel|reopen|requeue …
   jobs list [--status S] [--app A] [--action X] [--tag T] [--trigger K] [--limit N] [--cursor C]
   jobs get ID
   jobs result ID
   jobs logs ID [-f]
   jobs cancel ID [--reason R]
-  jobs reopen ID [--force] [--reason R]`
+  jobs reopen ID [--force] [--reason R]
+  jobs requeue [ID…] [--app A] [--action X] [--tag T] [--batch N]`
 
 // runJobs dispatches `windforce jobs SUBCOMMAND`.
 func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return dispatch(ctx, "jobs", jobsUsage, map[string]subcommand{
 		"list": jobsList, "get": jobsGet, "result": jobsResult, "logs": jobsLogs,
-		"cancel": jobsCancel, "reopen": jobsReopen,
+		"cancel": jobsCancel, "reopen": jobsReopen, "requeue": jobsRequeue,
 	}, args, stdout, stderr)
 }
 
