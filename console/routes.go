@@ -41,6 +41,8 @@ func (c *Console) routes() {
 	c.handle("POST "+w+"/jobs/{id}/reopen", "runs", auth.ActionReopen, c.reopenJob)
 	c.handle("POST "+w+"/jobs/{id}/rerun", "runs", auth.ActionRun, c.rerunJob)
 	c.handle("GET "+w+"/apps", "apps", read, c.appsPage)
+	c.handle("GET "+w+"/apps/{app}", "apps", read, c.appPage)
+	c.handle("POST "+w+"/apps/{app}/deploy", "apps", auth.ActionDeploy, c.deployFile)
 	c.handle("GET "+w+"/apps/{app}/{action}", "apps", read, c.actionPage)
 	c.handle("POST "+w+"/apps/{app}/{action}/run", "apps", auth.ActionRun, c.runAction)
 	c.handle("GET "+w+"/sources", "sources", read, c.sourcesPage)

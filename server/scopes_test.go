@@ -22,6 +22,8 @@ func TestConsoleAndAPIShareScopes(t *testing.T) {
 		cw + "/jobs/{id}/rerun":           w + "/jobs/run/{app}/{action}",
 		cw + "/apps/{app}/{action}/run":   w + "/jobs/run/{app}/{action}",
 		cw + "/sources/{id}/sync":         w + "/sources/{id}/sync",
+		cw + "/apps/{app}/deploy":         w + "/apps/{app}/deploy",
+		"GET /w/{ws}/apps/{app}":          "GET /api/w/{ws}/apps/{app}",
 		cw + "/runs/requeue":              w + "/jobs/requeue",
 		"GET /w/{ws}/runs/requeue":        w + "/jobs/requeue",
 		cw + "/schedules":                 w + "/schedules",

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -23,7 +24,28 @@ type DeployRequest struct {
 	// AuthorName and AuthorEmail sign the commit; "" means windforce.
 	AuthorName  string
 	AuthorEmail string
+	// Base, when set, is the commit the change was made on (the one the
+	// editor showed): a branch whose head is another commit refuses the
+	// deploy with ErrBranchMoved and nothing is pushed, so a change
+	// pushed meanwhile is never overwritten unseen. "" commits on
+	// whatever the head is.
+	Base string
+	// CheckFirst validates the new commit as sync would (manifest.Load of
+	// its tree) before pushing: a commit sync would refuse is
+	// ErrWouldNotSync with the manifest's reasons, nothing is pushed and
+	// the source's state is untouched. false pushes it and lets the sync
+	// refuse it (the commit is then in git).
+	CheckFirst bool
 }
+
+// ErrBranchMoved marks a deploy whose DeployRequest.Base is no longer the
+// branch head: nothing was committed or pushed.
+var ErrBranchMoved = errors.New("the branch moved since the change was made")
+
+// ErrWouldNotSync marks a deploy with DeployRequest.CheckFirst whose new
+// commit sync would refuse (errors.Is(err, manifest.ErrInvalid) holds the
+// reasons): nothing was pushed.
+var ErrWouldNotSync = errors.New("the new commit would not sync")
 
 // Deploy commits the request's files to the source's branch (a shallow
 // clone in a temporary directory), pushes, and then syncs. Git stays the
@@ -57,6 +79,15 @@ func commitAndPush(ctx context.Context, g *Git, remote, branch string, d DeployR
 	if _, err := g.run(ctx, tmp, "clone", "-q", "--depth=1", "--single-branch", "--branch", branch, "--", remote, repo); err != nil {
 		return err
 	}
+	if d.Base != "" {
+		out, err := g.run(ctx, repo, "rev-parse", "--verify", "HEAD^{commit}")
+		if err != nil {
+			return err
+		}
+		if head := strings.TrimSpace(string(out)); head != d.Base {
+			return fmt.Errorf("%w: branch %s is at %.12s, the change was made on %.12s", ErrBranchMoved, branch, head, d.Base)
+		}
+	}
 	if err := applyFiles(repo, d); err != nil {
 		return err
 	}
@@ -77,6 +108,15 @@ func commitAndPush(ctx context.Context, g *Git, remote, branch string, d DeployR
 	if _, err := g.run(ctx, repo, "-c", "user.name="+name, "-c", "user.email="+email,
 		"commit", "-q", "--allow-empty", "-m", msg); err != nil {
 		return err
+	}
+	if d.CheckFirst {
+		files, err := g.tree(ctx, repo, "HEAD")
+		if err != nil {
+			return err
+		}
+		if _, err := manifest.Load(files); err != nil {
+			return fmt.Errorf("%w (nothing pushed): %w", ErrWouldNotSync, err)
+		}
 	}
 	if _, err := g.run(ctx, repo, "push", "-q", "origin", "HEAD:refs/heads/"+branch); err != nil {
 		return fmt.Errorf("%w: %w", ErrPushRejected, err)
