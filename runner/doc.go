@@ -16,6 +16,7 @@
 //	   runProcess ── worker ─Setpgid, Pdeathsig─▶ shim (/proc/self/exe) ─▶ [mount ns: ro commit] ─▶ runtime
 //	     env = entry contract only; cgroup v2 of its own where writable
 //	     stdout+stderr ─pipe─▶ logSink ─every 200ms─▶ Store.AppendLog (capped, masked)
+//	     job ends ─▶ the rest is job.LogTail ─▶ written with the outcome, in its transaction
 //	     ctx done (cancel│timeout│lost│shutdown) ─▶ SIGTERM tree, grace, SIGKILL
 //	     tree = process group ∪ job cgroup ∪ processes with WF_JOB_ID=<id> in /proc/*/environ
 //	     worker SIGKILLed ─▶ shim gets Pdeathsig ─▶ kills the tree within the grace

@@ -22,9 +22,13 @@ const tokenMask = "[WF_TOKEN]"
 // logSink streams a job's output to job_logs: it buffers what the process
 // writes and appends it in chunks every flush interval (so logs are
 // readable live) from its own goroutine (so a slow database never blocks
-// the heartbeats, which run elsewhere). It accepts at most MaxLogBytes and
-// then writes one visible truncation marker; memory stays bounded by the
-// cap. WF_TOKEN is masked, invalid UTF-8 is made safe.
+// the heartbeats, which run elsewhere). A chunk whose append fails is kept
+// and tried again with the next one. What is left when the job ends is not
+// appended here: Close returns it as the tail, which the worker writes in
+// the transaction of the job's outcome, so a job never finishes with the
+// end of its logs missing. It accepts at most MaxLogBytes and then writes
+// one visible truncation marker; memory stays bounded by the cap. WF_TOKEN
+// is masked, invalid UTF-8 is made safe.
 type logSink struct {
 	store    spine.Store
 	log      *slog.Logger
@@ -44,6 +48,7 @@ type logSink struct {
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
+	tailText  string // what Close returns
 }
 
 func newLogSink(cfg Config, lease spine.Lease, token string) *logSink {
@@ -122,32 +127,28 @@ func (s *logSink) loop() {
 	for {
 		select {
 		case <-s.stop:
-			s.flush(true)
-			return
+			return // what is left is the tail (Close)
 		case <-t.C:
 		case <-s.kick:
 		}
-		s.flush(false)
+		s.flush()
 	}
 }
 
-// flush appends the buffered output. Unless final it holds back a tail
-// that could be the start of the token or of a split UTF-8 character, so
-// neither is broken across two chunks.
-func (s *logSink) flush(final bool) {
+// flush appends the buffered output. It holds back a tail that could be
+// the start of the token or of a split UTF-8 character, so neither is
+// broken across two chunks. A chunk the store did not take goes back in
+// front of the buffer: it is retried at the next tick, or is part of the
+// tail. Only a lost lease drops output (nothing more is written for the
+// job).
+func (s *logSink) flush() {
 	s.mu.Lock()
 	if s.lost || len(s.buf) == 0 {
 		s.mu.Unlock()
 		return
 	}
-	text := string(s.buf)
-	if s.token != "" {
-		text = strings.ReplaceAll(text, s.token, tokenMask)
-	}
-	keep := 0
-	if !final {
-		keep = holdBack(text, s.token)
-	}
+	text := s.masked()
+	keep := holdBack(text, s.token)
 	chunk := text[:len(text)-keep]
 	s.buf = append(s.buf[:0], text[len(text)-keep:]...)
 	s.mu.Unlock()
@@ -155,15 +156,25 @@ func (s *logSink) flush(final bool) {
 		return
 	}
 	if err := s.append(chunk); err != nil {
-		s.log.Warn("appending job logs failed", "job", s.lease.JobID, "final", final, "err", err)
+		s.log.Warn("appending job logs failed; kept for the next chunk", "job", s.lease.JobID, "err", err)
 		s.mu.Lock()
 		if errors.Is(err, spine.ErrNotOwner) {
 			s.lost = true
-		} else if !final {
-			s.buf = append([]byte(chunk), s.buf...) // retried at the next tick
+			s.buf = s.buf[:0]
+		} else {
+			s.buf = append([]byte(chunk), s.buf...)
 		}
 		s.mu.Unlock()
 	}
+}
+
+// masked is the buffer with the token masked. Callers hold mu.
+func (s *logSink) masked() string {
+	text := string(s.buf)
+	if s.token != "" {
+		text = strings.ReplaceAll(text, s.token, tokenMask)
+	}
+	return text
 }
 
 func (s *logSink) append(chunk string) error {
@@ -209,11 +220,22 @@ func tokenEnd(text, token string) int {
 	return 0
 }
 
-// Close writes what is left and stops the flusher; the job's logs are
-// complete when it returns.
-func (s *logSink) Close() {
-	s.closeOnce.Do(func() { close(s.stop) })
-	<-s.done
+// Close stops the flusher and returns the tail: the output not appended
+// yet (masked, safe text), for the worker to write with the job's outcome
+// (spine.ClaimedJob.LogTail). Empty when the lease was lost. Later calls
+// return the same tail.
+func (s *logSink) Close() string {
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		<-s.done
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !s.lost && len(s.buf) > 0 {
+			s.tailText = spine.SafeText(s.masked())
+		}
+		s.buf = nil
+	})
+	return s.tailText
 }
 
 // LastLine is the last non-empty line of the process output, cut to 200

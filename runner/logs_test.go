@@ -60,8 +60,8 @@ func TestLogSinkCapsWithBoundedMemory(t *testing.T) {
 			t.Fatalf("sink buffer grew to %d bytes", c)
 		}
 	}
-	sink.Close()
-	got := store.text()
+	tail := sink.Close()
+	got := store.text() + tail
 	if !strings.HasSuffix(strings.TrimSpace(got), "further output dropped]") || strings.Count(got, "log truncated") != 1 {
 		t.Fatalf("no single truncation marker at the end: ...%s", got[max(0, len(got)-200):])
 	}
@@ -81,18 +81,18 @@ func TestLogSinkMasksTokenAcrossChunks(t *testing.T) {
 	for i := 0; i < len(input); i++ {
 		_, _ = sink.Write([]byte{input[i]})
 		if i%3 == 0 {
-			sink.flush(false)
+			sink.flush()
 		}
 	}
-	sink.Close()
-	got := store.text()
+	tail := sink.Close()
+	got := store.text() + tail
 	if strings.Contains(got, "secret-token") {
 		t.Fatalf("token leaked: %q", got)
 	}
 	if want := "before [WF_TOKEN] middle é [WF_TOKEN] after\uFFFD\n"; got != want {
 		t.Fatalf("stored %q, want %q", got, want)
 	}
-	for _, c := range store.chunks {
+	for _, c := range append(store.chunks, tail) {
 		if !utf8.ValidString(c) {
 			t.Fatalf("chunk %q is not valid UTF-8", c)
 		}
@@ -108,13 +108,13 @@ func TestLogSinkMasksTokenCutByCap(t *testing.T) {
 		sink, store := newTestSink(20, token)
 		if split { // the cap is reached exactly inside the token, then more comes
 			_, _ = sink.Write([]byte("0123456789wf1.secre"))
-			sink.flush(false)
+			sink.flush()
 			_, _ = sink.Write([]byte("t-token-value.sig and more"))
 		} else {
 			_, _ = sink.Write([]byte("0123456789" + token + " and more"))
 		}
-		sink.Close()
-		got := store.text()
+		tail := sink.Close()
+		got := store.text() + tail
 		if strings.Contains(got, "wf1.") || !strings.HasPrefix(got, "0123456789\n[windforce: log truncated") {
 			t.Fatalf("split %v: stored %q", split, got)
 		}

@@ -28,7 +28,8 @@ const (
 
 // Config configures a Runner. Zero values take the defaults above.
 type Config struct {
-	// Store receives the jobs' logs (AppendLog, fenced on the lease).
+	// Store receives the jobs' logs while they run (AppendLog, fenced on
+	// the lease); the last chunk goes with the outcome (ClaimedJob.LogTail).
 	Store spine.Store
 	// Cache is the object cache commits are fetched from (marker checked).
 	Cache objectcache.Cache
@@ -148,7 +149,9 @@ func (c *Config) jobsDir() string     { return filepath.Join(c.Dir, "jobs") }
 func (c *Config) installHome() string { return filepath.Join(c.commitsDir(), ".install-home") }
 
 // Handle runs one job; it is the spine.Handler of a windforce worker. Its
-// logs are flushed before it returns, while the job is still owned. The
+// logs are appended while it runs; the output not appended yet when it
+// returns is left in job.LogTail, which the worker writes in the same
+// transaction as the job's outcome. The
 // job's WF_TOKEN is masked in what it returns (result and error), as in
 // the logs: the job may print, return or throw its own token.
 func (r *Runner) Handle(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
@@ -164,7 +167,7 @@ func (r *Runner) Handle(ctx context.Context, job *spine.ClaimedJob) (json.RawMes
 // handle prepares the commit and the job directory and runs the job.
 func (r *Runner) handle(ctx context.Context, job *spine.ClaimedJob, token string) (json.RawMessage, error) {
 	logs := newLogSink(r.cfg, spine.Lease{JobID: job.ID, ClaimToken: job.ClaimToken}, token)
-	defer logs.Close()
+	defer func() { job.LogTail = logs.Close() }()
 	rt, err := lookupRuntime(job.Pin.Runtime)
 	if err != nil {
 		return nil, logs.Fail(err)

@@ -127,7 +127,7 @@ func (c *completer) flush(batch []outcome) {
 	var failed []FailParams
 	for _, o := range batch {
 		if o.failure != nil {
-			failed = append(failed, FailParams{Lease: o.Lease, Error: *o.failure, Now: o.Now})
+			failed = append(failed, FailParams{Lease: o.Lease, Error: *o.failure, LogTail: o.LogTail, Now: o.Now})
 		} else {
 			done = append(done, o.CompleteParams)
 		}
@@ -202,7 +202,7 @@ func (c *completer) report(batch []CompleteParams, outs []CompleteOutcome) {
 	for i, out := range outs {
 		if errors.Is(out.Err, ErrInvalid) {
 			p := batch[i]
-			c.w.writeWithRetry(p.JobID, func(ctx context.Context) error { return c.w.failInvalid(ctx, p.Lease, out.Err) })
+			c.w.writeWithRetry(p.JobID, func(ctx context.Context) error { return c.w.failInvalid(ctx, p.Lease, p.LogTail, out.Err) })
 		} else if out.Err != nil {
 			c.dropped(out.JobID, out.Err)
 		}

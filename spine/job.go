@@ -164,6 +164,11 @@ type ClaimedJob struct {
 	CreatedAt   time.Time
 	StartedAt   time.Time
 	Generation  int64
+	// LogTail is output the handler has not appended to the job's logs
+	// when it returns; it sets it last, and the worker writes it in the
+	// same transaction as the outcome (complete, fail or release), so the
+	// job's status and the end of its logs land together or not at all.
+	LogTail string
 }
 
 // Lease identifies one claim: a job and the token its owner got.
@@ -191,7 +196,10 @@ type HeartbeatResult struct {
 type CompleteParams struct {
 	Lease
 	Result json.RawMessage
-	Now    time.Time
+	// LogTail is the last chunk of the job's logs, appended in the
+	// completion's transaction; empty adds no statement.
+	LogTail string
+	Now     time.Time
 }
 
 // CompleteOutcome is what CompleteBatch did for one job.
@@ -217,6 +225,9 @@ type JobError struct {
 type FailParams struct {
 	Lease
 	Error JobError
+	// LogTail is the last chunk of the attempt's logs, appended in the
+	// failure's transaction; empty adds no statement.
+	LogTail string
 	// Now is the failure time; retries are scheduled from it.
 	Now time.Time
 }
@@ -247,7 +258,10 @@ type FailBatchOutcome struct {
 // (a worker shutting down).
 type ReleaseParams struct {
 	Lease
-	Now time.Time
+	// LogTail is the last chunk of the attempt's logs, appended in the
+	// release's transaction; empty adds no statement.
+	LogTail string
+	Now     time.Time
 }
 
 // CancelParams asks to cancel a job.
@@ -327,6 +341,11 @@ type Job struct {
 	LastError      *JobError
 	CanceledBy     string
 	CanceledReason string
+	// SupersededBy is the newest job of the same (workspace, app, action,
+	// coalesce key) created after this one; the zero UUID when there is
+	// none or the job has no coalesce key. A job reads it before writing
+	// its side effects and discards its result when it is set.
+	SupersededBy uuid.UUID
 }
 
 // LogChunk is one ordered piece of a job's output.

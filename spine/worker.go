@@ -29,7 +29,9 @@ var (
 )
 
 // Handler runs one job and returns its result (JSON) or an error. It must
-// return soon after ctx is canceled.
+// return soon after ctx is canceled. Output it has not appended to the
+// job's logs it leaves in job.LogTail: the worker writes it in the same
+// transaction as the outcome.
 type Handler func(ctx context.Context, job *ClaimedJob) (json.RawMessage, error)
 
 // WorkerConfig configures a Worker. Zero values take the defaults of
@@ -399,10 +401,12 @@ type handlerPanic struct {
 
 func (p *handlerPanic) Error() string { return fmt.Sprintf("handler panicked: %v", p.value) }
 
-// record writes the outcome, fenced on the claim token. A lost job writes
-// nothing; a job stopped by shutdown is released.
+// record writes the outcome, fenced on the claim token, with the log tail
+// the handler left in job.LogTail in the same transaction. A lost job
+// writes nothing; a job stopped by shutdown is released.
 func (w *Worker) record(jobCtx, runCtx context.Context, job *ClaimedJob, result json.RawMessage, err error) {
 	lease := Lease{JobID: job.ID, ClaimToken: job.ClaimToken}
+	tail := job.LogTail
 	cause := context.Cause(jobCtx)
 	var write func(ctx context.Context) error
 	switch {
@@ -410,22 +414,22 @@ func (w *Worker) record(jobCtx, runCtx context.Context, job *ClaimedJob, result 
 		return
 	case errors.Is(cause, ErrShutdown):
 		write = func(ctx context.Context) error {
-			return w.cfg.Store.Release(ctx, ReleaseParams{Lease: lease, Now: w.cfg.Clock.Store()})
+			return w.cfg.Store.Release(ctx, ReleaseParams{Lease: lease, LogTail: tail, Now: w.cfg.Clock.Store()})
 		}
 	case err != nil || runCtx.Err() != nil:
 		// A failed attempt goes to the batch completer too: a burst of
 		// failures (a downstream outage) costs one commit per batch, not
 		// one per job.
 		jerr := jobError(runCtx, err)
-		w.completer.submit(outcome{CompleteParams: CompleteParams{Lease: lease, Now: w.cfg.Clock.Store()}, failure: &jerr})
+		w.completer.submit(outcome{CompleteParams: CompleteParams{Lease: lease, LogTail: tail, Now: w.cfg.Clock.Store()}, failure: &jerr})
 		return
 	default:
 		if _, e := CheckResult(result); e != nil {
-			write = func(ctx context.Context) error { return w.failInvalid(ctx, lease, e) }
+			write = func(ctx context.Context) error { return w.failInvalid(ctx, lease, tail, e) }
 			break
 		}
 		// A success goes to the batch completer; the slot is free at once.
-		w.completer.submit(outcome{CompleteParams: CompleteParams{Lease: lease, Result: result, Now: w.cfg.Clock.Store()}})
+		w.completer.submit(outcome{CompleteParams: CompleteParams{Lease: lease, Result: result, LogTail: tail, Now: w.cfg.Clock.Store()}})
 		return
 	}
 	w.writeWithRetry(job.ID, write)
@@ -436,15 +440,16 @@ func (w *Worker) record(jobCtx, runCtx context.Context, job *ClaimedJob, result 
 func (w *Worker) completeOne(ctx context.Context, p CompleteParams) error {
 	_, err := w.cfg.Store.Complete(ctx, p)
 	if errors.Is(err, ErrInvalid) {
-		return w.failInvalid(ctx, p.Lease, err)
+		return w.failInvalid(ctx, p.Lease, p.LogTail, err)
 	}
 	return err
 }
 
 // failInvalid fails an attempt whose result cannot be stored, with the
-// reason, instead of losing or truncating anything.
-func (w *Worker) failInvalid(ctx context.Context, lease Lease, reason error) error {
-	_, err := w.cfg.Store.Fail(ctx, FailParams{Lease: lease, Now: w.cfg.Clock.Store(),
+// reason (and the attempt's log tail), instead of losing or truncating
+// anything.
+func (w *Worker) failInvalid(ctx context.Context, lease Lease, tail string, reason error) error {
+	_, err := w.cfg.Store.Fail(ctx, FailParams{Lease: lease, LogTail: tail, Now: w.cfg.Clock.Store(),
 		Error: JobError{Message: reason.Error(), Kind: "invalid_result"}})
 	return err
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -17,6 +18,12 @@ import (
 // decide here (spine.FailRule: a retry with backoff, or the end; a cancel
 // mark wins over a retry) and write, in one transaction. A lost lease is
 // spine.ErrNotOwner, and nothing is written for it.
+//
+// A request may carry the job's log tail (the output its worker had not
+// appended yet): it is appended in the same transaction, just before the
+// outcome, so the outcome and the end of the logs are all-or-nothing. A
+// request without a tail adds no statement: Complete and CompleteBatch
+// stay one statement then.
 
 // Claim takes up to p.Limit waiting jobs on p.Tags in one statement
 // (invariant 2): highest priority first, then oldest scheduled_for. Each
@@ -75,9 +82,19 @@ func (s *Store) Complete(ctx context.Context, p spine.CompleteParams) (spine.Sta
 	if err != nil {
 		return "", fmt.Errorf("complete job %s: %w", p.JobID, err)
 	}
-	status, err := s.ex.Complete(ctx, driver.Completion{
-		Lease: p.Lease, Status: spine.StatusSuccess, Result: result, Now: p.Now,
-	})
+	c := driver.Completion{Lease: p.Lease, Status: spine.StatusSuccess, Result: result, Now: p.Now}
+	var status spine.Status
+	if p.LogTail == "" {
+		status, err = s.ex.Complete(ctx, c)
+	} else {
+		err = s.ex.Tx(ctx, func(ex driver.Executor) error {
+			if err := appendTail(ctx, ex, p.Lease, p.LogTail, p.Now); err != nil {
+				return err
+			}
+			status, err = ex.Complete(ctx, c)
+			return err
+		})
+	}
 	if err != nil {
 		return "", fmt.Errorf("complete job %s: %w", p.JobID, err)
 	}
@@ -96,22 +113,89 @@ func (s *Store) CompleteBatch(ctx context.Context, ps []spine.CompleteParams) ([
 	if len(plan.Todo) == 0 {
 		return plan.Outcomes, nil
 	}
-	cs := make([]spine.CompleteParams, len(plan.Todo))
-	for k, i := range plan.Todo {
+	if !slices.ContainsFunc(plan.Todo, func(i int) bool { return ps[i].LogTail != "" }) {
+		statuses, err := s.ex.CompleteBatch(ctx, completions(ps, plan, plan.Todo))
+		if err != nil {
+			return nil, fmt.Errorf("complete batch of %d jobs: %w", len(plan.Todo), err)
+		}
+		setStatuses(ps, plan, plan.Todo, statuses)
+		return plan.Outcomes, nil
+	}
+	var todo []int
+	var statuses []spine.Status
+	err := s.ex.Tx(ctx, func(ex driver.Executor) error {
+		// The tails first: each append is fenced on its lease, so a lost
+		// job drops out of the batch with nothing written for it.
+		todo = make([]int, 0, len(plan.Todo))
+		for _, i := range plan.Todo {
+			switch err := appendTail(ctx, ex, ps[i].Lease, ps[i].LogTail, ps[i].Now); {
+			case errors.Is(err, spine.ErrNotOwner):
+			case err != nil:
+				return fmt.Errorf("job %s: %w", ps[i].JobID, err)
+			default:
+				todo = append(todo, i)
+			}
+		}
+		if len(todo) == 0 {
+			statuses = nil
+			return nil
+		}
+		var err error
+		if statuses, err = ex.CompleteBatch(ctx, completions(ps, plan, todo)); err != nil {
+			return err
+		}
+		for k, i := range todo {
+			// The append holds the job's queue row (Postgres) or the
+			// writer (SQLite): its completion cannot be lost in between.
+			// Should it be, the tail must not stay without it.
+			if statuses[k] == "" && ps[i].LogTail != "" {
+				return fmt.Errorf("job %s: lost after its log tail was appended: %w", ps[i].JobID, spine.ErrNotOwner)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("complete batch of %d jobs: %w", len(plan.Todo), err)
+	}
+	for _, i := range plan.Todo {
+		plan.Outcomes[i].Err = fmt.Errorf("complete job %s: %w", ps[i].JobID, spine.ErrNotOwner)
+	}
+	setStatuses(ps, plan, todo, statuses)
+	return plan.Outcomes, nil
+}
+
+// completions are the requests of ps at idx as the driver writes them:
+// with their checked results.
+func completions(ps []spine.CompleteParams, plan spine.CompleteBatchPlan, idx []int) []spine.CompleteParams {
+	cs := make([]spine.CompleteParams, len(idx))
+	for k, i := range idx {
 		cs[k] = spine.CompleteParams{Lease: ps[i].Lease, Result: plan.Results[i], Now: ps[i].Now}
 	}
-	statuses, err := s.ex.CompleteBatch(ctx, cs)
-	if err != nil {
-		return nil, fmt.Errorf("complete batch of %d jobs: %w", len(cs), err)
-	}
-	for k, i := range plan.Todo {
+	return cs
+}
+
+// setStatuses records the driver's statuses of the requests at idx; an
+// empty status is a lost lease.
+func setStatuses(ps []spine.CompleteParams, plan spine.CompleteBatchPlan, idx []int, statuses []spine.Status) {
+	for k, i := range idx {
 		if statuses[k] == "" {
 			plan.Outcomes[i].Err = fmt.Errorf("complete job %s: %w", ps[i].JobID, spine.ErrNotOwner)
 			continue
 		}
-		plan.Outcomes[i].Status = statuses[k]
+		plan.Outcomes[i] = spine.CompleteOutcome{JobID: ps[i].JobID, Status: statuses[k]}
 	}
-	return plan.Outcomes, nil
+}
+
+// appendTail appends a job's log tail inside the transaction of its
+// outcome, fenced on its lease (spine.ErrNotOwner when lost). On Postgres
+// the append locks the job's queue row until the commit, so the outcome
+// written after it finds the lease still held. An empty tail is no
+// statement.
+func appendTail(ctx context.Context, ex driver.Executor, l spine.Lease, tail string, now time.Time) error {
+	if tail == "" {
+		return nil
+	}
+	return ex.AppendLog(ctx, spine.AppendLogParams{Lease: l, Data: spine.SafeText(tail), Now: now})
 }
 
 // Fail records a failed attempt of an owned job, fenced like Complete.
@@ -127,6 +211,9 @@ func (s *Store) Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome
 	err = s.ex.Tx(ctx, func(ex driver.Executor) error {
 		st, err := ex.LockLease(ctx, p.Lease, p.Now)
 		if err != nil {
+			return err
+		}
+		if err := appendTail(ctx, ex, p.Lease, p.LogTail, st.Now); err != nil {
 			return err
 		}
 		if at, retry := retryAt(st); retry {
@@ -183,6 +270,9 @@ func (s *Store) FailBatch(ctx context.Context, ps []spine.FailParams) ([]spine.F
 				plan.Outcomes[i].Err = fmt.Errorf("fail job %s: %w", p.JobID, spine.ErrNotOwner)
 				continue
 			}
+			if err := appendTail(ctx, ex, p.Lease, p.LogTail, st.Now); err != nil {
+				return fmt.Errorf("job %s: %w", p.JobID, err)
+			}
 			f := driver.Failure{Lease: p.Lease, At: st.Now, Error: plan.Errors[i]}
 			if at, retry := retryAt(st); retry {
 				f.Retry, f.At = true, at
@@ -218,6 +308,9 @@ func (s *Store) Release(ctx context.Context, p spine.ReleaseParams) error {
 	err := s.ex.Tx(ctx, func(ex driver.Executor) error {
 		st, err := ex.LockLease(ctx, p.Lease, p.Now)
 		if err != nil {
+			return err
+		}
+		if err := appendTail(ctx, ex, p.Lease, p.LogTail, st.Now); err != nil {
 			return err
 		}
 		if st.Canceled {

@@ -29,6 +29,7 @@ func runWorker(t *testing.T, newStore newStoreFunc) {
 	t.Run("WorkerStopReleasesAClaimInFlight", func(t *testing.T) { t.Parallel(); workerClaimAtStop(t, newStore(t)) })
 	t.Run("WorkerBatchesFailures", func(t *testing.T) { t.Parallel(); workerBatchesFailures(t, newStore(t)) })
 	t.Run("WorkerWritesALoneOutcomeAtOnce", func(t *testing.T) { t.Parallel(); workerLoneOutcome(t, newStore(t)) })
+	t.Run("WorkerWritesTheLogTailWithTheOutcome", func(t *testing.T) { t.Parallel(); workerLogTail(t, newStore(t)) })
 }
 
 // workerLoneOutcome: with a batch window longer than the test, a job that
@@ -451,4 +452,43 @@ func wkJSON(t *testing.T, raw json.RawMessage) string {
 	}
 	out, _ := json.Marshal(v)
 	return string(out)
+}
+
+// workerLogTail: the output a handler leaves in job.LogTail is in the
+// job's logs once its outcome is written: after a success, a failure and
+// a result the store refuses (the attempt fails with the reason).
+func workerLogTail(t *testing.T, s spine.Store) {
+	wkStart(t, spine.WorkerConfig{Store: s, Tags: []string{"t"}, Concurrency: 3,
+		Handler: func(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
+			var what string
+			if err := json.Unmarshal(job.Input, &what); err != nil {
+				return nil, err
+			}
+			job.LogTail = "last words: " + what + "\n"
+			switch what {
+			case "fail":
+				return nil, errors.New("boom")
+			case "invalid":
+				return json.RawMessage(`{"unterminated":`), nil
+			}
+			return json.RawMessage(`{"ok":true}`), nil
+		}})
+	once := func(p *spine.Pin) { p.Retry = spine.RetryPolicy{MaxAttempts: 1} }
+	for what, want := range map[string]spine.Status{
+		"ok": spine.StatusSuccess, "fail": spine.StatusFailure, "invalid": spine.StatusFailure,
+	} {
+		id := wkEnqueue(t, s, "t", `"`+what+`"`, once)
+		job := wkStatus(t, s, id, want)
+		chunks, err := s.Logs(context.Background(), id, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var logs strings.Builder
+		for _, c := range chunks {
+			logs.WriteString(c.Data)
+		}
+		if got := logs.String(); got != "last words: "+what+"\n" {
+			t.Errorf("%s job (%s, %+v): logs %q, want its tail", what, job.Status, job.Error, got)
+		}
+	}
 }

@@ -80,7 +80,10 @@ type QueueExecutor interface {
 	// AppendLog appends p.Data (text a column stores: the core passes it
 	// through spine.SafeText) to an owned job's logs in one fenced
 	// statement (queries/append_log.sql), numbered after its last chunk.
-	// spine.ErrNotOwner when the lease is lost.
+	// spine.ErrNotOwner when the lease is lost. The core also runs it in
+	// an outcome's transaction, before the outcome, for the job's log
+	// tail: until that transaction ends the lease must stay held (Postgres
+	// locks the queue row; SQLite's writer is the lock).
 	AppendLog(ctx context.Context, p spine.AppendLogParams) error
 
 	// GetJob reads a job of workspace in any state, in one statement
