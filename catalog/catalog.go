@@ -51,6 +51,11 @@ type Source struct {
 	Error     string
 	ErrorAt   *time.Time
 	CreatedAt time.Time
+	// HookSecret is what git hosts sign the source's push hook with ("":
+	// none, only a bearer token may call it). It is kept as text because
+	// the server recomputes the hosts' HMACs, and is never shown: views say
+	// only whether it is set. A put with "" keeps the stored one.
+	HookSecret string
 }
 
 // App is one app of the catalog: where its code is and its defaults.

@@ -11,8 +11,13 @@ import (
 // resolve the catalog and insert the job in one transaction.
 type Store interface {
 	// PutSource creates a source or updates its URL and branch; its sync
-	// state (commit, error) is kept.
+	// state (commit, error) is kept, and so is its hook secret when
+	// s.HookSecret is "".
 	PutSource(ctx context.Context, s Source) error
+	// SetHookSecret sets, rotates or ("") clears the secret git hosts sign
+	// the source's push hook with; ErrNotFound when there is no such
+	// source. The old secret stops working the moment this commits.
+	SetHookSecret(ctx context.Context, workspace, id, secret string) error
 	// GetSource returns one source; ErrNotFound when it does not exist.
 	GetSource(ctx context.Context, workspace, id string) (Source, error)
 	// ListSources returns the sources of a workspace, or of every workspace

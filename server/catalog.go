@@ -21,6 +21,9 @@ type SourceView struct {
 	Commit   string     `json:"commit"`
 	SyncedAt *time.Time `json:"synced_at"`
 	Error    string     `json:"error"`
+	// HookSecretSet says whether git hosts can call the source's push hook
+	// with a signature; the secret itself is never shown.
+	HookSecretSet bool `json:"hook_secret_set"`
 }
 
 // viewSource shows a source with any credentials in its URL or error
@@ -28,7 +31,7 @@ type SourceView struct {
 // to every reader.
 func viewSource(src catalog.Source) SourceView {
 	return SourceView{ID: src.ID, URL: source.Redact(src.URL), Branch: src.Branch, Commit: src.Commit,
-		SyncedAt: src.SyncedAt, Error: source.RedactText(src.Error)}
+		SyncedAt: src.SyncedAt, Error: source.RedactText(src.Error), HookSecretSet: src.HookSecret != ""}
 }
 
 // ActionView is one action of the catalog with its schemas.
@@ -100,15 +103,17 @@ func (s *Server) listSources(_ http.ResponseWriter, r *http.Request, _ *caller) 
 	return map[string]any{"sources": out}, nil
 }
 
-// addSource creates (or updates) a source from {"id","url","branch"};
-// it does not sync. A bad id, URL or branch, credentials in the URL, or a
+// addSource creates (or updates) a source from {"id","url","branch",
+// "hook_secret"} (no hook_secret keeps the stored one); it does not sync.
+// A bad id, URL, branch or hook secret, credentials in the URL, or a
 // file:// path outside WINDFORCE_FILE_SOURCES is 422, and nothing is
 // stored.
 func (s *Server) addSource(w http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
 	var body struct {
-		ID     string `json:"id"`
-		URL    string `json:"url"`
-		Branch string `json:"branch"`
+		ID         string `json:"id"`
+		URL        string `json:"url"`
+		Branch     string `json:"branch"`
+		HookSecret string `json:"hook_secret"`
 	}
 	if err := decodeOptional(w, r, s.cfg.MaxInputBytes, &body); err != nil {
 		return nil, err
@@ -122,7 +127,7 @@ func (s *Server) addSource(w http.ResponseWriter, r *http.Request, _ *caller) (a
 	if strings.TrimSpace(body.ID) == "" || body.URL == "" {
 		return nil, invalid(errors.New("a source needs an id and a url"))
 	}
-	src := catalog.Source{Workspace: r.PathValue("ws"), ID: body.ID, URL: body.URL, Branch: body.Branch}
+	src := catalog.Source{Workspace: r.PathValue("ws"), ID: body.ID, URL: body.URL, Branch: body.Branch, HookSecret: body.HookSecret}
 	if err := s.cfg.Syncer.AddSource(r.Context(), src); err != nil {
 		if re := (*source.RefusedError)(nil); errors.As(err, &re) {
 			return nil, invalid(re)
@@ -164,8 +169,9 @@ func (s *Server) syncSource(_ http.ResponseWriter, r *http.Request, _ *caller) (
 	return s.syncResult(r, id, res)
 }
 
-// hookSource handles a push hook: {"ref"} (a GitHub or Gitea push payload
-// carries it too); a push to another branch is ignored.
+// hookSource handles a push hook called with a bearer token: {"ref"} (a
+// GitHub or Gitea push payload carries it too); a push to another branch
+// is ignored. Git hosts' signed calls are hookFromHost's (hook.go).
 func (s *Server) hookSource(w http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
 	data, err := readBody(w, r, s.cfg.MaxInputBytes)
 	if err != nil {

@@ -174,7 +174,10 @@ func (s *Server) routes() {
 	s.api("GET "+w+"/sources", read, s.listSources)
 	s.api("POST "+w+"/sources", on(auth.ActionAddSource), s.addSource)
 	s.api("POST "+w+"/sources/{id}/sync", on(auth.ActionSyncSource), s.syncSource)
-	s.api("POST "+w+"/sources/{id}/hook", on(auth.ActionHookSource), s.hookSource)
+	// A push hook authenticates itself (token or a git host's signature).
+	s.mux.HandleFunc("POST "+w+"/sources/{id}/hook", s.serveHook)
+	s.mark("POST "+w+"/sources/{id}/hook", hookRoute)
+	s.api("PUT "+w+"/sources/{id}/hook-secret", on(auth.ActionAddSource), s.putHookSecret)
 	s.api("GET "+w+"/apps", read, s.listApps)
 	s.api("GET "+w+"/apps/{app}", read, s.getApp)
 	s.api("GET "+w+"/queue/health", read, s.queueHealth)

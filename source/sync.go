@@ -53,7 +53,8 @@ type Result struct {
 	Ignored bool
 }
 
-// AddSource validates and stores a source (or updates its URL and branch).
+// AddSource validates and stores a source (or updates its URL and branch,
+// and its hook secret when src.HookSecret is not "").
 // It does not sync: call Sync.
 func (s *Syncer) AddSource(ctx context.Context, src catalog.Source) error {
 	if src.Workspace == "" || !validID(src.ID) {
@@ -61,6 +62,11 @@ func (s *Syncer) AddSource(ctx context.Context, src catalog.Source) error {
 	}
 	if _, _, err := s.CheckRemote(src.URL, src.Branch); err != nil {
 		return fmt.Errorf("add source %s: %w", src.ID, err)
+	}
+	if src.HookSecret != "" {
+		if err := CheckHookSecret(src.HookSecret); err != nil {
+			return fmt.Errorf("add source %s: %w", src.ID, err)
+		}
 	}
 	return s.Catalog.PutSource(ctx, src)
 }

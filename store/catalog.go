@@ -12,10 +12,25 @@ import (
 )
 
 // PutSource creates a source or updates its URL and branch; its sync
-// state (commit, error) is kept.
+// state (commit, error) is kept, and so is its hook secret when
+// src.HookSecret is "".
 func (s *Store) PutSource(ctx context.Context, src catalog.Source) error {
 	if err := s.ex.CatalogPutSource(ctx, src); err != nil {
 		return fmt.Errorf("put source %s/%s: %w", src.Workspace, src.ID, err)
+	}
+	return nil
+}
+
+// SetHookSecret sets, rotates or ("") clears the secret git hosts sign
+// the source's push hook with; catalog.ErrNotFound when there is no such
+// source, and then nothing is written.
+func (s *Store) SetHookSecret(ctx context.Context, workspace, id, secret string) error {
+	ok, err := s.ex.CatalogSetHookSecret(ctx, workspace, id, secret)
+	if err != nil {
+		return sourceError("set hook secret of", workspace, id, err)
+	}
+	if !ok {
+		return sourceError("set hook secret of", workspace, id, catalog.ErrNotFound)
 	}
 	return nil
 }

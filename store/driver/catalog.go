@@ -13,8 +13,8 @@ import (
 // written with catalog.Overrides on both databases.
 type CatalogExecutor interface {
 	// CatalogPutSource creates a source or changes its URL and branch; its
-	// sync state (commit, error) is kept. A zero src.CreatedAt is the
-	// database's clock.
+	// sync state (commit, error) is kept, and so is its hook secret when
+	// src.HookSecret is "". A zero src.CreatedAt is the database's clock.
 	CatalogPutSource(ctx context.Context, src catalog.Source) error
 	// CatalogGetSource reads one source; catalog.ErrNotFound when there is
 	// no such source.
@@ -26,6 +26,10 @@ type CatalogExecutor interface {
 	// failed, at now (zero: the database's clock); catalog.ErrNotFound
 	// when there is no such source. Apps and actions are not touched.
 	CatalogSyncError(ctx context.Context, workspace, id, message string, now time.Time) error
+	// CatalogSetHookSecret sets the source's push hook secret ("" clears
+	// it); ok is false, and nothing is written, when there is no such
+	// source. URL, branch and sync state are not touched.
+	CatalogSetHookSecret(ctx context.Context, workspace, id, secret string) (ok bool, err error)
 
 	// CatalogLockSource takes the source's sync lock, which spans
 	// transactions and is held until unlock is called: Postgres takes a

@@ -16,6 +16,7 @@ var (
 	qCatalogGetSource     = mustQuery("catalog_get_source")
 	qCatalogListSources   = mustQuery("catalog_list_sources")
 	qCatalogSyncError     = mustQuery("catalog_sync_error")
+	qCatalogSetHookSecret = mustQuery("catalog_set_hook_secret")
 	qCatalogLockSource    = mustQuery("catalog_lock_source")
 	qCatalogUnlockSource  = mustQuery("catalog_unlock_source")
 	qCatalogApplyLock     = mustQuery("catalog_apply_lock")
@@ -36,7 +37,7 @@ func (e *executor) CatalogPutSource(ctx context.Context, src catalog.Source) err
 	defer cancel()
 	_, err := e.q.Exec(ctx, qCatalogPutSource, pgx.StrictNamedArgs{
 		"workspace": src.Workspace, "id": src.ID, "url": src.URL, "branch": src.Branch,
-		"now": timeArg(src.CreatedAt),
+		"hook_secret": src.HookSecret, "now": timeArg(src.CreatedAt),
 	})
 	return translate(err)
 }
@@ -72,7 +73,7 @@ func scanSource(row pgx.CollectableRow) (catalog.Source, error) {
 	var src catalog.Source
 	var syncedAt, errorAt *time.Time
 	err := row.Scan(&src.Workspace, &src.ID, &src.URL, &src.Branch, &src.Commit,
-		&syncedAt, &src.Error, &errorAt, &src.CreatedAt)
+		&syncedAt, &src.Error, &errorAt, &src.CreatedAt, &src.HookSecret)
 	src.SyncedAt, src.ErrorAt = ptrTime(syncedAt), ptrTime(errorAt)
 	return src, err
 }
@@ -91,6 +92,20 @@ func (e *executor) CatalogSyncError(ctx context.Context, workspace, id, message 
 		return catalog.ErrNotFound
 	}
 	return nil
+}
+
+// CatalogSetHookSecret sets or clears a source's push hook secret
+// (driver.CatalogExecutor).
+func (e *executor) CatalogSetHookSecret(ctx context.Context, workspace, id, secret string) (bool, error) {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	tag, err := e.q.Exec(ctx, qCatalogSetHookSecret, pgx.StrictNamedArgs{
+		"workspace": workspace, "id": id, "hook_secret": secret,
+	})
+	if err != nil {
+		return false, translate(err)
+	}
+	return tag.RowsAffected() > 0, nil
 }
 
 // CatalogLockSource takes a session advisory lock for the source on a

@@ -15,6 +15,7 @@ const (
 	qCatalogGetSource     query = "catalog_get_source"
 	qCatalogListSources   query = "catalog_list_sources"
 	qCatalogSyncError     query = "catalog_sync_error"
+	qCatalogSetHookSecret query = "catalog_set_hook_secret"
 	qCatalogApplyLock     query = "catalog_apply_lock"
 	qCatalogAppOwners     query = "catalog_app_owners"
 	qCatalogDeleteActions query = "catalog_delete_actions"
@@ -34,7 +35,7 @@ func (e *executor) CatalogPutSource(ctx context.Context, src catalog.Source) err
 		_, err := w.exec(ctx, qCatalogPutSource,
 			sql.Named("workspace", src.Workspace), sql.Named("id", src.ID),
 			sql.Named("url", src.URL), sql.Named("branch", src.Branch),
-			sql.Named("now", micros(resolveNow(src.CreatedAt))))
+			sql.Named("hook_secret", src.HookSecret), sql.Named("now", micros(resolveNow(src.CreatedAt))))
 		return translate(err)
 	})
 }
@@ -70,7 +71,7 @@ func scanSource(rows *sql.Rows) (catalog.Source, error) {
 	var syncedAt, errorAt sql.NullInt64
 	var createdAt int64
 	err := rows.Scan(&src.Workspace, &src.ID, &src.URL, &src.Branch, &src.Commit,
-		&syncedAt, &src.Error, &errorAt, &createdAt)
+		&syncedAt, &src.Error, &errorAt, &createdAt, &src.HookSecret)
 	src.SyncedAt, src.ErrorAt, src.CreatedAt = nullTime(syncedAt), nullTime(errorAt), fromMicros(createdAt)
 	return src, err
 }
@@ -89,6 +90,26 @@ func (e *executor) CatalogSyncError(ctx context.Context, workspace, id, message 
 		}
 		return nil
 	})
+}
+
+// CatalogSetHookSecret sets or clears a source's push hook secret
+// (driver.CatalogExecutor).
+func (e *executor) CatalogSetHookSecret(ctx context.Context, workspace, id, secret string) (bool, error) {
+	var ok bool
+	err := e.write(ctx, func(w *writeTx) error {
+		res, err := w.exec(ctx, qCatalogSetHookSecret,
+			sql.Named("workspace", workspace), sql.Named("id", id), sql.Named("hook_secret", secret))
+		if err != nil {
+			return translate(err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		ok = n > 0
+		return nil
+	})
+	return ok, err
 }
 
 // CatalogLockSource serializes syncs of one source in this process (one

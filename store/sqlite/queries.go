@@ -85,7 +85,7 @@ var (
 		qSweep, qSweepJob, qSweepLogs, qSweepAudit,
 		qSetZombieTimeout, qAppendLog,
 		qSchemaUsedAt, qSchemaInsert, qSchemaTouch, qSweepSchemas,
-		qCatalogPutSource, qCatalogSyncError, qCatalogApplyLock, qCatalogAppOwners,
+		qCatalogPutSource, qCatalogSyncError, qCatalogSetHookSecret, qCatalogApplyLock, qCatalogAppOwners,
 		qCatalogDeleteActions, qCatalogDeleteApps, qCatalogInsertApp, qCatalogInsertAction,
 		qCatalogSourceSynced, qCatalogResolve,
 		qAuthCreateToken, qAuthRevokeToken, qAuthEndSessions,

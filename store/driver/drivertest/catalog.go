@@ -58,6 +58,7 @@ func insertApps(t *testing.T, ex driver.Executor, id, commit string, apps ...cat
 func testCatalog(t *testing.T, open Open) {
 	t.Run("Sources", func(t *testing.T) { testCatalogSources(t, open) })
 	t.Run("SyncError", func(t *testing.T) { testCatalogSyncError(t, open) })
+	t.Run("SetHookSecret", func(t *testing.T) { testCatalogSetHookSecret(t, open) })
 	t.Run("LockSource", func(t *testing.T) { testCatalogLockSource(t, open) })
 	t.Run("ApplyLock", func(t *testing.T) { testCatalogApplyLock(t, open) })
 	t.Run("AppOwners", func(t *testing.T) { testCatalogAppOwners(t, open) })
@@ -101,6 +102,35 @@ func testCatalogSources(t *testing.T, open Open) {
 	one, err := ex.CatalogListSources(ctx, catWS)
 	if err != nil || len(one) != 1 || one[0].ID != "main" {
 		t.Fatalf("CatalogListSources(%s) = %+v, %v; want main only", catWS, one, err)
+	}
+}
+
+// testCatalogSetHookSecret: the op writes only the secret, reports a
+// missing source by ok, and a put without a secret keeps it.
+func testCatalogSetHookSecret(t *testing.T, open Open) {
+	t.Parallel()
+	ex := open(t).Executor()
+	ctx := t.Context()
+	if ok, err := ex.CatalogSetHookSecret(ctx, catWS, "main", "s3cret-s3cret-s3cret"); err != nil || ok {
+		t.Fatalf("CatalogSetHookSecret(missing) = %v, %v; want false, nil", ok, err)
+	}
+	putSource(t, ex, "main")
+	if err := ex.CatalogSourceSynced(ctx, catWS, "main", commitA, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := ex.CatalogSetHookSecret(ctx, catWS, "main", "s3cret-s3cret-s3cret"); err != nil || !ok {
+		t.Fatalf("CatalogSetHookSecret = %v, %v; want true, nil", ok, err)
+	}
+	putSource(t, ex, "main") // a put without a secret keeps it
+	src, err := ex.CatalogGetSource(ctx, catWS, "main")
+	if err != nil || src.HookSecret != "s3cret-s3cret-s3cret" || src.Commit != commitA || src.URL != "file:///main.git" {
+		t.Fatalf("after CatalogSetHookSecret and a put: %+v, %v; want the secret and the commit kept", src, err)
+	}
+	if ok, err := ex.CatalogSetHookSecret(ctx, catWS, "main", ""); err != nil || !ok {
+		t.Fatalf("CatalogSetHookSecret(\"\") = %v, %v", ok, err)
+	}
+	if src, err := ex.CatalogGetSource(ctx, catWS, "main"); err != nil || src.HookSecret != "" {
+		t.Fatalf("after clearing: %+v, %v", src, err)
 	}
 }
 

@@ -1,5 +1,5 @@
 -- ListSources: the sources of one workspace, or of all when it is ''.
-SELECT workspace, id, url, branch, commit_sha, synced_at, error, error_at, created_at
+SELECT workspace, id, url, branch, commit_sha, synced_at, error, error_at, created_at, hook_secret
 FROM git_source
 WHERE :workspace = '' OR workspace = :workspace
 ORDER BY workspace, id
