@@ -167,7 +167,9 @@ func freshDatabase(ctx context.Context, serverURL string) (string, func(context.
 	}
 	u.Path = "/" + name
 	drop := func(ctx context.Context) error {
-		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		// DROP DATABASE waits for a checkpoint, which on a server busy
+		// with other tests' writes can take well over 30 s.
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 		conn, err := pgx.Connect(ctx, serverURL)
 		if err != nil {
