@@ -30,6 +30,10 @@ type jobCtx struct {
 	Commit     string `json:"commit"`
 	Entrypoint string `json:"entrypoint"`
 	Attempt    int    `json:"attempt"`
+	// Generation counts the requests a coalesced job held when it was
+	// claimed (1 otherwise): a job compares it with the job view's
+	// superseded_by before writing its side effects (docs/QUEUE.md).
+	Generation int64  `json:"generation"`
 	Token      string `json:"token"`
 	URL        string `json:"url"`
 }
@@ -52,7 +56,7 @@ func newJobDir(jobsDir string, job *spine.ClaimedJob, rt runtimeSpec, commitDir,
 	}
 	c := jobCtx{Action: job.Pin.ActionKey, JobID: job.ID.String(), Workspace: job.Workspace,
 		App: job.Pin.AppKey, Commit: job.Pin.CommitSHA, Entrypoint: job.Pin.Entrypoint,
-		Attempt: job.Attempt, Token: token, URL: url}
+		Attempt: job.Attempt, Generation: max(job.Generation, 1), Token: token, URL: url}
 	if err := jd.write(job.Input, c, rt); err != nil {
 		jd.remove()
 		return nil, err

@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/windforce/windforce/auth"
 	"github.com/windforce/windforce/spine"
 )
@@ -51,6 +53,13 @@ type JobView struct {
 	// omitted when empty (not a token, no label).
 	CreatedByLabel  string `json:"created_by_label,omitempty"`
 	CanceledByLabel string `json:"canceled_by_label,omitempty"`
+	// Generation counts the requests the job held when it was claimed
+	// (so far, while it waits); 1 for a job never coalesced into.
+	Generation int64 `json:"generation"`
+	// SupersededBy is the newest job of the same workspace, app, action
+	// and coalesce key created after this one, null when there is none:
+	// a job that finds it set discards its result (docs/QUEUE.md).
+	SupersededBy *string `json:"superseded_by"`
 }
 
 // ViewJob renders j in the API shape.
@@ -61,7 +70,8 @@ func ViewJob(j spine.Job) JobView {
 		Entrypoint: j.Pin.Entrypoint, Runtime: j.Pin.Runtime, Tag: j.Pin.Tag, Priority: j.Priority,
 		TriggerKind: string(j.TriggerKind), TriggerRef: j.TriggerRef, CreatedBy: j.CreatedBy,
 		Attempt: j.Attempt, Restarts: j.Restarts, Worker: j.Worker, Input: j.Input,
-		CoalesceKey: j.CoalesceKey, Timeout: j.Pin.Timeout.String(),
+		CoalesceKey: j.CoalesceKey, Generation: j.Generation, SupersededBy: supersededBy(j),
+		Timeout:   j.Pin.Timeout.String(),
 		CreatedAt: j.CreatedAt, ScheduledFor: timeOrNil(j.ScheduledFor), StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
 		Result: j.Result, Error: j.Error, LastError: j.LastError,
 		CanceledBy: j.CanceledBy, CanceledReason: j.CanceledReason,
@@ -82,6 +92,37 @@ func (s *Server) viewJobLabeled(ctx context.Context, j spine.Job) (JobView, erro
 		return JobView{}, err
 	}
 	return v, nil
+}
+
+// supersededBy is the id of the job that superseded j, nil for none.
+func supersededBy(j spine.Job) *string {
+	if j.SupersededBy == uuid.Nil {
+		return nil
+	}
+	id := j.SupersededBy.String()
+	return &id
+}
+
+// Superseded is the answer of GET …/jobs/{id}/superseded: the one call a
+// coalesced job makes with its WF_TOKEN before writing its side effects.
+type Superseded struct {
+	ID         string `json:"id"`
+	Generation int64  `json:"generation"`
+	// Superseded is true when a newer request for the same coalesce key
+	// exists; SupersededBy names the newest.
+	Superseded   bool    `json:"superseded"`
+	SupersededBy *string `json:"superseded_by"`
+}
+
+// getSuperseded answers whether a newer job of the same coalesce key
+// exists (Superseded). A job's own WF_TOKEN may call it.
+func (s *Server) getSuperseded(_ http.ResponseWriter, r *http.Request, _ *caller) (any, error) {
+	j, err := s.lookup(r)
+	if err != nil {
+		return nil, err
+	}
+	by := supersededBy(j)
+	return Superseded{ID: j.ID.String(), Generation: j.Generation, Superseded: by != nil, SupersededBy: by}, nil
 }
 
 // limitsOrNil drops limits that set nothing, so the field is omitted.

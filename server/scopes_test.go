@@ -70,8 +70,9 @@ func TestAPIRouteScopes(t *testing.T) {
 	want := map[string]auth.Scope{
 		"POST " + w + "/jobs/run/{app}/{action}": auth.ScopeRun, "GET " + w + "/jobs/{id}": auth.ScopeRead,
 		"GET " + w + "/jobs/{id}/result": auth.ScopeRead, "GET " + w + "/jobs/{id}/logs": auth.ScopeRead,
+		"GET " + w + "/jobs/{id}/superseded": auth.ScopeRead, "GET " + w + "/jobs": auth.ScopeRead,
 		"POST " + w + "/jobs/{id}/cancel": auth.ScopeRun, "POST " + w + "/jobs/{id}/reopen": auth.ScopeOperator,
-		"GET " + w + "/jobs": auth.ScopeRead, "POST " + w + "/jobs/{id}/requeue": auth.ScopeRun,
+		"POST " + w + "/jobs/{id}/requeue": auth.ScopeRun,
 		"POST " + w + "/jobs/requeue":      auth.ScopeRun,
 		"POST " + w + "/apps/{app}/deploy": auth.ScopeAdmin, "GET " + w + "/sources": auth.ScopeRead,
 		"POST " + w + "/sources": auth.ScopeAdmin, "POST " + w + "/sources/{id}/sync": auth.ScopeAdmin,

@@ -165,6 +165,7 @@ func (s *Server) routes() {
 	s.api("GET "+w+"/jobs/{id}", self, s.getJob)
 	s.api("GET "+w+"/jobs/{id}/result", self, s.getResult)
 	s.api("GET "+w+"/jobs/{id}/logs", self, s.getLogs)
+	s.api("GET "+w+"/jobs/{id}/superseded", self, s.getSuperseded)
 	s.api("POST "+w+"/jobs/{id}/cancel", on(auth.ActionCancel), s.cancelJob)
 	s.api("POST "+w+"/jobs/{id}/reopen", on(auth.ActionReopen), s.reopenJob)
 	s.api("GET "+w+"/jobs", read, s.listJobs)

@@ -17,8 +17,10 @@ const coalesceTries = 8
 
 // Enqueue inserts job and job_queue in one transaction and wakes the
 // workers serving the job's tag (invariant 1). With a CoalesceKey it keeps
-// one waiting job per (workspace, app, action, key): the latest input
-// wins and the generation is bumped (invariant 10).
+// one waiting job per (workspace, app, action, key) holding the key: the
+// latest input wins and the generation is bumped (invariant 10), as long
+// as the holder is pinned as p is; otherwise p is a new job that takes
+// the key over.
 //
 // A job without a coalesce key is one operation on the pool (on Postgres
 // one statement, insert and notify: one round trip).
@@ -56,9 +58,13 @@ func (s *Store) enqueueTx(ctx context.Context, ex driver.Executor, p spine.Enque
 
 // enqueue enqueues one prepared job on ex. Without a coalesce key it is
 // one insert. With one it first folds the request into the waiting job
-// holding the key; when there is none it inserts, and when the insert
-// meets a job that appeared meanwhile (another enqueue committed it), it
-// tries the fold again (invariant 10). notify wakes the tag; a batch wakes
+// holding the key with the same pin; when there is none it inserts, and
+// when the insert meets a job that appeared meanwhile (another enqueue
+// committed it), it tries the fold again (invariant 10). A holder pinned
+// otherwise (the catalog moved: other commit, schemas, tag or settings)
+// is never folded into, since its code was never validated for this
+// input: it gives the key up, keeps its pin and runs, and the request
+// becomes a new job beside it that holds the key. notify wakes the tag; a batch wakes
 // each tag once at its end instead.
 func enqueue(ctx context.Context, ex driver.Executor, p spine.EnqueueParams, notify bool) (spine.EnqueueResult, error) {
 	if p.CoalesceKey == "" {
@@ -73,6 +79,12 @@ func enqueue(ctx context.Context, ex driver.Executor, p spine.EnqueueParams, not
 		res, ok, err = ex.EnqueueInsert(ctx, p, notify)
 		if err != nil || ok {
 			return res, err
+		}
+		// The key's holder is pinned to what the catalog resolved before
+		// (a redeploy since): it keeps its pin and runs, and the next turn
+		// inserts this request beside it as the key's new holder.
+		if _, err := ex.EnqueueCoalesceRelease(ctx, p); err != nil {
+			return spine.EnqueueResult{}, fmt.Errorf("release coalesce key %q: %w", p.CoalesceKey, err)
 		}
 	}
 	return spine.EnqueueResult{}, fmt.Errorf("%w: coalesce key %q kept changing hands; try again",

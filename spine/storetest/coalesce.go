@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -121,6 +122,133 @@ func testCoalesce(t *testing.T, newStore newStoreFunc) {
 		t.Parallel()
 		testConcurrentCoalesce(t, newStore)
 	})
+
+	t.Run("OtherPinDoesNotFold", func(t *testing.T) {
+		t.Parallel()
+		testCoalesceKeepsPin(t, newStore)
+	})
+
+	t.Run("SupersededAndGenerationKept", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, newStore)
+		first := b.enqueueResult(withKey("k"), withInput(`{"n":1}`))
+		b.enqueueResult(withKey("k"), withInput(`{"n":2}`))
+		c := b.claimOne(b.clock.Now())
+		if c.Generation != 2 {
+			t.Fatalf("claimed generation %d, want 2", c.Generation)
+		}
+		if j := b.get(first.ID); j.SupersededBy != uuid.Nil {
+			t.Fatalf("running job superseded by %v before any newer request", j.SupersededBy)
+		}
+		b.clock.Advance(time.Millisecond)
+		second := b.enqueueResult(withKey("k"), withInput(`{"n":3}`), withNow(b.clock.Now()))
+		b.clock.Advance(time.Millisecond)
+		other := b.enqueueResult(withKey("other"), withNow(b.clock.Now()))
+		if j := b.get(first.ID); j.SupersededBy != second.ID {
+			t.Fatalf("running job superseded by %v, want the newer request %v", j.SupersededBy, second.ID)
+		}
+		b.complete(lease(c), b.clock.Now())
+		j := b.requireStatus(first.ID, spine.StatusSuccess, "completed")
+		if j.Generation != 2 || j.SupersededBy != second.ID {
+			t.Fatalf("finished job: generation %d superseded by %v, want 2 and %v", j.Generation, j.SupersededBy, second.ID)
+		}
+		for _, id := range []uuid.UUID{second.ID, other.ID} {
+			if j := b.get(id); j.SupersededBy != uuid.Nil {
+				t.Fatalf("job %v superseded by %v, want none (newest of its key)", id, j.SupersededBy)
+			}
+		}
+		if j := b.get(b.enqueue()); j.SupersededBy != uuid.Nil {
+			t.Fatalf("job without a key superseded by %v", j.SupersededBy)
+		}
+	})
+}
+
+// testCoalesceKeepsPin checks that a request is folded only into a
+// waiting job pinned as it is: when any part of the pin moved (a
+// redeploy), the waiting job keeps its pin and input and runs, and the
+// request is a new job that takes the key over.
+func testCoalesceKeepsPin(t *testing.T, newStore newStoreFunc) {
+	changes := map[string]func(*spine.Pin){
+		"commit":        func(p *spine.Pin) { p.CommitSHA = "fedcba9876543210fedcba9876543210fedcba98" },
+		"source":        func(p *spine.Pin) { p.GitSourceID = "src-other" },
+		"input schema":  func(p *spine.Pin) { p.InputSchema = json.RawMessage(`{"type":"object","required":["name"]}`) },
+		"no out schema": func(p *spine.Pin) { p.OutputSchema = nil },
+		"entrypoint":    func(p *spine.Pin) { p.Entrypoint = "src/other.ts" },
+		"runtime":       func(p *spine.Pin) { p.Runtime = "python" },
+		"tag":           func(p *spine.Pin) { p.Tag = "gpu" },
+		"timeout":       func(p *spine.Pin) { p.Timeout = time.Minute },
+		"retry":         func(p *spine.Pin) { p.Retry = retry3 },
+		"limits":        func(p *spine.Pin) { p.Limits.CPU = 2 },
+		"no limits":     func(p *spine.Pin) { p.Limits = spine.Limits{} },
+	}
+	for name, change := range changes {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, newStore)
+			oldPin, newPin := fullPin(), fullPin()
+			change(&newPin)
+			old := b.enqueueResult(withKey("k"), withInput(`{"v":"A1"}`))
+			b.enqueueResult(withKey("k"), withInput(`{"v":"A2"}`))
+			b.clock.Advance(time.Millisecond)
+			moved := b.enqueueResult(withKey("k"), withPin(newPin), withInput(`{"v":"B1"}`), withNow(b.clock.Now()))
+			if moved.ID == old.ID || moved.Coalesced || moved.Generation != 1 {
+				t.Fatalf("enqueue with a new pin: %+v, want a new job beside %v at generation 1", moved, old.ID)
+			}
+			j := b.requireStatus(old.ID, spine.StatusQueued, "the old job still waits")
+			jsonEqual(t, "the old job's input", j.Input, json.RawMessage(`{"v":"A2"}`))
+			if !reflect.DeepEqual(normalPin(j.Pin), normalPin(oldPin)) || j.Generation != 2 {
+				t.Fatalf("old job: pin %+v generation %d, want its own pin %+v at generation 2", j.Pin, j.Generation, oldPin)
+			}
+			if j.SupersededBy != moved.ID {
+				t.Fatalf("old job superseded by %v, want %v", j.SupersededBy, moved.ID)
+			}
+			again := b.enqueueResult(withKey("k"), withPin(newPin), withInput(`{"v":"B2"}`), withNow(b.clock.Now()))
+			if again.ID != moved.ID || !again.Coalesced || again.Generation != 2 {
+				t.Fatalf("second enqueue with the new pin: %+v, want folded into %v at generation 2", again, moved.ID)
+			}
+			jsonEqual(t, "the old job's input after the new pin's fold", b.get(old.ID).Input, json.RawMessage(`{"v":"A2"}`))
+			nj := b.get(moved.ID)
+			jsonEqual(t, "the new job's input", nj.Input, json.RawMessage(`{"v":"B2"}`))
+			if !reflect.DeepEqual(normalPin(nj.Pin), normalPin(newPin)) {
+				t.Fatalf("new job pin %+v, want %+v", nj.Pin, newPin)
+			}
+			// Rolling back to the old pin does not revive the old job: the
+			// key's holder is the new one, so the request is a third job.
+			b.clock.Advance(time.Millisecond)
+			back := b.enqueueResult(withKey("k"), withInput(`{"v":"A3"}`), withNow(b.clock.Now()))
+			if back.ID == old.ID || back.ID == moved.ID || back.Coalesced {
+				t.Fatalf("enqueue with the old pin again: %+v, want a third job", back)
+			}
+			jsonEqual(t, "the old job's input after the roll back", b.get(old.ID).Input, json.RawMessage(`{"v":"A2"}`))
+			tags := []string{spine.DefaultTag}
+			if newPin.Tag != spine.DefaultTag {
+				tags = append(tags, newPin.Tag)
+			}
+			claimed := map[uuid.UUID]string{}
+			for _, c := range b.claim(spine.ClaimParams{Tags: tags, Limit: 10}) {
+				claimed[c.ID] = string(c.Input)
+			}
+			if len(claimed) != 3 {
+				t.Fatalf("claimed %d jobs (%v), want all three: each pin runs", len(claimed), claimed)
+			}
+		})
+	}
+}
+
+// normalPin drops the JSON formatting a store may change, so pins compare
+// by content.
+func normalPin(p spine.Pin) spine.Pin {
+	for _, s := range []*json.RawMessage{&p.InputSchema, &p.OutputSchema} {
+		if len(*s) == 0 {
+			*s = nil
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(*s, &v); err == nil {
+			*s, _ = json.Marshal(v)
+		}
+	}
+	return p
 }
 
 // testConcurrentCoalesce races 8 goroutines × 20 enqueues of one key: one

@@ -23,12 +23,20 @@ type JobExecutor interface {
 	EnqueueInsert(ctx context.Context, p spine.EnqueueParams, notify bool) (res spine.EnqueueResult, inserted bool, err error)
 
 	// EnqueueCoalesce folds p into the waiting job holding its (workspace,
-	// app, action, coalesce key) (queries/enqueue_coalesce.sql,
-	// invariant 10): p's input replaces the job's, the generation counts
-	// the request, and with notify the tag is woken on commit. ok is
-	// false, and nothing is written, when no job waits with that key (a
-	// claimed job no longer holds it).
+	// app, action, coalesce key) when that job's pin equals p's
+	// (queries/enqueue_coalesce.sql, invariant 10): p's input replaces
+	// the job's, the generation counts the request (on the job row too),
+	// and with notify the tag is woken on commit. ok is false, and nothing
+	// is written, when no job waits with that key (a claimed job no
+	// longer holds it) or the one waiting is pinned otherwise.
 	EnqueueCoalesce(ctx context.Context, p spine.EnqueueParams, notify bool) (res spine.EnqueueResult, ok bool, err error)
+
+	// EnqueueCoalesceRelease clears the coalesce key of the waiting job
+	// holding p's (workspace, app, action, coalesce key) when that job's
+	// pin differs from p's (queries/enqueue_coalesce_release.sql): the job
+	// keeps its pin and input and runs as it is, and the key is free for
+	// EnqueueInsert. released is false when no such job waits.
+	EnqueueCoalesceRelease(ctx context.Context, p spine.EnqueueParams) (released bool, err error)
 
 	// EnqueueInsertBatch inserts jobs without a coalesce key
 	// (queries/enqueue_batch.sql), each as EnqueueInsert would, and wakes

@@ -42,15 +42,9 @@ func (e *executor) EnqueueCoalesce(ctx context.Context, p spine.EnqueueParams, n
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	res := spine.EnqueueResult{Coalesced: true}
-	err := e.q.QueryRow(ctx, qEnqueueCoalesce, pgx.StrictNamedArgs{
-		"workspace":    p.Workspace,
-		"app_key":      p.Pin.AppKey,
-		"action_key":   p.Pin.ActionKey,
-		"coalesce_key": p.CoalesceKey,
-		"input":        jsonArg(p.Input),
-		"notify":       notify,
-		"channel":      e.d.channel,
-	}).Scan(&res.ID, &res.Generation)
+	args := coalesceArgs(p)
+	args["input"], args["notify"], args["channel"] = jsonArg(p.Input), notify, e.d.channel
+	err := e.q.QueryRow(ctx, qEnqueueCoalesce, args).Scan(&res.ID, &res.Generation)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return spine.EnqueueResult{}, false, nil
 	}
@@ -58,6 +52,45 @@ func (e *executor) EnqueueCoalesce(ctx context.Context, p spine.EnqueueParams, n
 		return spine.EnqueueResult{}, false, translate(err)
 	}
 	return res, true, nil
+}
+
+// EnqueueCoalesceRelease takes p's coalesce key from the waiting job that
+// holds it with another pin (queries/enqueue_coalesce_release.sql;
+// driver.JobExecutor).
+func (e *executor) EnqueueCoalesceRelease(ctx context.Context, p spine.EnqueueParams) (bool, error) {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	tag, err := e.q.Exec(ctx, qEnqueueRelease, coalesceArgs(p))
+	if err != nil {
+		return false, translate(err)
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+// coalesceArgs name p's coalesce scope and its pin, as enqueue.sql stores
+// it, for enqueue_coalesce.sql and enqueue_coalesce_release.sql.
+func coalesceArgs(p spine.EnqueueParams) pgx.StrictNamedArgs {
+	memory, pids, cpu := p.Pin.Limits.Columns()
+	return pgx.StrictNamedArgs{
+		"workspace":          p.Workspace,
+		"app_key":            p.Pin.AppKey,
+		"action_key":         p.Pin.ActionKey,
+		"coalesce_key":       p.CoalesceKey,
+		"git_source_id":      p.Pin.GitSourceID,
+		"commit_sha":         p.Pin.CommitSHA,
+		"entrypoint":         p.Pin.Entrypoint,
+		"runtime":            p.Pin.Runtime,
+		"input_schema_hash":  schemaHash(p.Pin.InputSchema),
+		"output_schema_hash": schemaHash(p.Pin.OutputSchema),
+		"timeout_ms":         p.Pin.Timeout.Milliseconds(),
+		"tag":                p.Pin.Tag,
+		"max_attempts":       p.Pin.Retry.MaxAttempts,
+		"backoff_ms":         max(1, p.Pin.Retry.Backoff.Milliseconds()),
+		"backoff_factor":     p.Pin.Retry.Factor,
+		"limit_memory":       memory,
+		"limit_pids":         pids,
+		"limit_cpu":          cpu,
+	}
 }
 
 // insertArgs are enqueue.sql's arguments for one prepared job.

@@ -16,6 +16,7 @@ var queryFiles embed.FS
 var (
 	qEnqueue              = mustQuery("enqueue")
 	qEnqueueCoalesce      = mustQuery("enqueue_coalesce")
+	qEnqueueRelease       = mustQuery("enqueue_coalesce_release")
 	qEnqueueBatch         = mustQuery("enqueue_batch")
 	qNotify               = mustQuery("notify")
 	qClaim                = mustQuery("claim")

@@ -43,6 +43,7 @@ func scanJob(row pgx.CollectableRow) (spine.Job, error) {
 		factor                       float64
 		scheduled, started, finished *time.Time
 		limits                       limitCols
+		superseded                   uuid.NullUUID
 	)
 	err := row.Scan(&j.ID, &j.Workspace, &trigger, &j.TriggerRef, &j.CreatedBy, &j.CreatedAt, &input,
 		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey, &j.Pin.Entrypoint, &j.Pin.Runtime,
@@ -50,7 +51,7 @@ func scanJob(row pgx.CollectableRow) (spine.Job, error) {
 		&limits.memory, &limits.pids, &limits.cpu,
 		&status, &j.Priority, &scheduled, &started, &finished, &j.Worker,
 		&j.Attempt, &j.Restarts, &j.Generation, &j.Ping,
-		&result, &jobErr, &lastErr, &j.CanceledBy, &j.CanceledReason)
+		&result, &jobErr, &lastErr, &j.CanceledBy, &j.CanceledReason, &superseded)
 	if err != nil {
 		return j, err
 	}
@@ -58,6 +59,7 @@ func scanJob(row pgx.CollectableRow) (spine.Job, error) {
 		j.Status = spine.Status(*status)
 	}
 	j.TriggerKind = spine.TriggerKind(trigger)
+	j.SupersededBy = superseded.UUID
 	j.Input, j.Result = compactJSON(input), compactJSON(result)
 	j.Pin.InputSchema, j.Pin.OutputSchema = compactJSON(in), compactJSON(out)
 	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond

@@ -46,12 +46,7 @@ func (e *executor) EnqueueCoalesce(ctx context.Context, p spine.EnqueueParams, n
 	var res spine.EnqueueResult
 	var ok bool
 	err := e.write(ctx, func(w *writeTx) error {
-		err := w.queryRow(ctx, qEnqueueCoalesce,
-			sql.Named("workspace", p.Workspace),
-			sql.Named("app_key", p.Pin.AppKey),
-			sql.Named("action_key", p.Pin.ActionKey),
-			sql.Named("coalesce_key", p.CoalesceKey),
-		).Scan(&res.ID, &res.Generation)
+		err := w.queryRow(ctx, qEnqueueCoalesce, coalesceArgs(p)...).Scan(&res.ID, &res.Generation)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -59,7 +54,8 @@ func (e *executor) EnqueueCoalesce(ctx context.Context, p spine.EnqueueParams, n
 			return fmt.Errorf("coalesce: %w", translate(err))
 		}
 		if _, err := w.exec(ctx, qEnqueueCoalesceInput,
-			sql.Named("id", res.ID), sql.Named("input", string(p.Input))); err != nil {
+			sql.Named("id", res.ID), sql.Named("input", string(p.Input)),
+			sql.Named("generation", res.Generation)); err != nil {
 			return fmt.Errorf("coalesce input: %w", translate(err))
 		}
 		ok, res.Coalesced = true, true
@@ -72,6 +68,52 @@ func (e *executor) EnqueueCoalesce(ctx context.Context, p spine.EnqueueParams, n
 		return spine.EnqueueResult{}, false, err
 	}
 	return res, true, nil
+}
+
+// EnqueueCoalesceRelease takes p's coalesce key from the waiting job that
+// holds it with another pin (queries/enqueue_coalesce_release.sql;
+// driver.JobExecutor).
+func (e *executor) EnqueueCoalesceRelease(ctx context.Context, p spine.EnqueueParams) (bool, error) {
+	var released bool
+	err := e.write(ctx, func(w *writeTx) error {
+		r, err := w.exec(ctx, qEnqueueRelease, coalesceArgs(p)...)
+		if err != nil {
+			return fmt.Errorf("release coalesce key: %w", translate(err))
+		}
+		n, err := r.RowsAffected()
+		released = n > 0
+		return err
+	})
+	return released, err
+}
+
+// coalesceArgs name p's coalesce scope and its pin, as insertJob stores
+// it, for enqueue_coalesce.sql and enqueue_coalesce_release.sql.
+func coalesceArgs(p spine.EnqueueParams) []any {
+	pin := p.Pin
+	hash := func(v []byte) any {
+		if len(v) == 0 {
+			return nil
+		}
+		return schemaHash(v)
+	}
+	return append([]any{
+		sql.Named("workspace", p.Workspace),
+		sql.Named("app_key", pin.AppKey),
+		sql.Named("action_key", pin.ActionKey),
+		sql.Named("coalesce_key", p.CoalesceKey),
+		sql.Named("git_source_id", pin.GitSourceID),
+		sql.Named("commit_sha", pin.CommitSHA),
+		sql.Named("entrypoint", pin.Entrypoint),
+		sql.Named("runtime", pin.Runtime),
+		sql.Named("input_schema_hash", hash(pin.InputSchema)),
+		sql.Named("output_schema_hash", hash(pin.OutputSchema)),
+		sql.Named("timeout_ms", durationMS(pin.Timeout)),
+		sql.Named("tag", pin.Tag),
+		sql.Named("max_attempts", pin.Retry.MaxAttempts),
+		sql.Named("backoff_ms", durationMS(pin.Retry.Backoff)),
+		sql.Named("backoff_factor", pin.Retry.Factor),
+	}, limitArgs(pin.Limits)...)
 }
 
 // EnqueueInsertBatch inserts jobs without a coalesce key one by one in the

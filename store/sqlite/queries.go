@@ -25,6 +25,7 @@ const (
 	qEnqueueInsertQueue   query = "enqueue_insert_queue"
 	qEnqueueCoalesce      query = "enqueue_coalesce"
 	qEnqueueCoalesceInput query = "enqueue_coalesce_input"
+	qEnqueueRelease       query = "enqueue_coalesce_release"
 	qClaim                query = "claim"
 	qClaimPing            query = "claim_ping"
 	qClaimJobs            query = "claim_jobs"
@@ -76,7 +77,7 @@ const (
 
 var (
 	writerQueries = []query{
-		qEnqueueInsertJob, qEnqueueInsertQueue, qEnqueueCoalesce, qEnqueueCoalesceInput,
+		qEnqueueInsertJob, qEnqueueInsertQueue, qEnqueueCoalesce, qEnqueueCoalesceInput, qEnqueueRelease,
 		qClaim, qClaimPing, qClaimJobs, qHeartbeat,
 		qFinish, qFinishInsert, qFinishBatch, qFinishBatchDelete, qRuntimeDelete, qRuntimeDeleteMany,
 		qLockLease, qRequeue,

@@ -42,6 +42,7 @@ func scanJob(rows *sql.Rows) (spine.Job, error) {
 		result, errText, lastErr           sql.NullString
 		canceledBy, canceledWhy            sql.NullString
 		limits                             limitCols
+		superseded                         uuid.NullUUID
 	)
 	err := rows.Scan(&j.ID, &j.Workspace, &j.TriggerKind, &j.TriggerRef, &j.CreatedBy, &createdAt, &input,
 		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey, &j.Pin.Entrypoint, &j.Pin.Runtime,
@@ -50,7 +51,7 @@ func scanJob(rows *sql.Rows) (spine.Job, error) {
 		&limits.memory, &limits.pids, &limits.cpu,
 		&j.Priority, &status, &scheduledFor, &startedAt, &completed, &worker,
 		&attempt, &restarts, &generation, &ping,
-		&result, &errText, &lastErr, &canceledBy, &canceledWhy)
+		&result, &errText, &lastErr, &canceledBy, &canceledWhy, &superseded)
 	if err != nil {
 		return j, err
 	}
@@ -61,6 +62,7 @@ func scanJob(rows *sql.Rows) (spine.Job, error) {
 	j.Pin.Retry.Backoff = time.Duration(backoffMS) * time.Millisecond
 	j.Pin.Limits = limits.limits()
 	j.CoalesceKey = coalesceKey.String
+	j.SupersededBy = superseded.UUID
 	j.Status = spine.Status(status.String)
 	j.ScheduledFor = timeOrZero(scheduledFor)
 	j.StartedAt, j.CompletedAt, j.Ping = nullTime(startedAt), nullTime(completed), nullTime(ping)

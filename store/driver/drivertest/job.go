@@ -69,6 +69,8 @@ func testJob(t *testing.T, open Open) {
 	t.Run("EnqueueInsertKeyTaken", func(t *testing.T) { testJobEnqueueInsertKeyTaken(t, open) })
 	t.Run("EnqueueCoalesce", func(t *testing.T) { testJobEnqueueCoalesce(t, open) })
 	t.Run("EnqueueCoalesceMiss", func(t *testing.T) { testJobEnqueueCoalesceMiss(t, open) })
+	t.Run("EnqueueCoalesceOtherPin", func(t *testing.T) { testJobEnqueueCoalesceOtherPin(t, open) })
+	t.Run("EnqueueCoalesceRelease", func(t *testing.T) { testJobEnqueueCoalesceRelease(t, open) })
 	t.Run("EnqueueInsertBatch", func(t *testing.T) { testJobEnqueueInsertBatch(t, open) })
 	t.Run("EnqueueInsertBatchRepeatedID", func(t *testing.T) { testJobEnqueueInsertBatchRepeatedID(t, open) })
 	t.Run("RequeueJobLock", func(t *testing.T) { testJobRequeueJobLock(t, open) })
@@ -144,6 +146,39 @@ func testJobEnqueueCoalesceMiss(t *testing.T, open Open) {
 	res, ok, err := ex.EnqueueCoalesce(t.Context(), jobParams(t, "ws", "jobs", "k"), true)
 	if err != nil || ok || res.ID != uuid.Nil {
 		t.Fatalf("EnqueueCoalesce with no job holding the key = %+v, %v, %v; want a miss", res, ok, err)
+	}
+}
+
+func testJobEnqueueCoalesceOtherPin(t *testing.T, open Open) {
+	t.Parallel()
+	ex := open(t).Executor()
+	first := mustInsert(t, ex, jobParams(t, "ws", "jobs", "k"))
+	p := jobParams(t, "ws", "jobs", "k")
+	p.Pin.CommitSHA, p.Input = "c-moved", json.RawMessage(`{"n":2}`)
+	res, ok, err := ex.EnqueueCoalesce(t.Context(), p, true)
+	if err != nil || ok || res.ID != uuid.Nil {
+		t.Fatalf("EnqueueCoalesce with another pin = %+v, %v, %v; want a miss", res, ok, err)
+	}
+	requireJob(t, ex, "ws", first.ID, spine.StatusQueued, `{"n":1}`)
+}
+
+func testJobEnqueueCoalesceRelease(t *testing.T, open Open) {
+	t.Parallel()
+	ex := open(t).Executor()
+	first := mustInsert(t, ex, jobParams(t, "ws", "jobs", "k"))
+	same := jobParams(t, "ws", "jobs", "k")
+	if released, err := ex.EnqueueCoalesceRelease(t.Context(), same); err != nil || released {
+		t.Fatalf("EnqueueCoalesceRelease with the holder's pin = %v, %v; want nothing released", released, err)
+	}
+	moved := jobParams(t, "ws", "jobs", "k")
+	moved.Pin.CommitSHA, moved.Now = "c-moved", jobBase.Add(time.Second)
+	if released, err := ex.EnqueueCoalesceRelease(t.Context(), moved); err != nil || !released {
+		t.Fatalf("EnqueueCoalesceRelease with another pin = %v, %v; want the key released", released, err)
+	}
+	mustInsert(t, ex, moved)
+	j := requireJob(t, ex, "ws", first.ID, spine.StatusQueued, `{"n":1}`)
+	if j.CoalesceKey != "k" || j.SupersededBy != moved.ID {
+		t.Fatalf("released job: key %q superseded by %v; want k and %v", j.CoalesceKey, j.SupersededBy, moved.ID)
 	}
 }
 

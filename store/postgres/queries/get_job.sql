@@ -12,9 +12,16 @@ SELECT j.id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created
        coalesce(q.started_at, c.started_at), c.completed_at,
        coalesce(q.worker, c.worker, ''),
        coalesce(q.attempt, c.attempt, 1), coalesce(q.restarts, c.restarts, 0),
-       coalesce(q.generation, 1), r.ping,
+       coalesce(q.generation, j.generation), r.ping,
        c.result, c.error, q.last_error,
-       coalesce(q.canceled_by, c.canceled_by, ''), coalesce(q.canceled_reason, c.canceled_reason, '')
+       coalesce(q.canceled_by, c.canceled_by, ''), coalesce(q.canceled_reason, c.canceled_reason, ''),
+       -- superseded_by: the newest job of the same coalesce scope created
+       -- after this one (index job_coalesce), NULL when there is none.
+       (SELECT n.id FROM job n
+        WHERE j.coalesce_key IS NOT NULL AND n.coalesce_key = j.coalesce_key
+          AND n.workspace = j.workspace AND n.app_key = j.app_key AND n.action_key = j.action_key
+          AND (n.created_at, n.id) > (j.created_at, j.id)
+        ORDER BY n.created_at DESC, n.id DESC LIMIT 1)
 FROM job j
 LEFT JOIN job_queue q ON q.job_id = j.id
 LEFT JOIN job_completed c ON c.job_id = j.id

@@ -25,6 +25,8 @@ export async function main(input: any, ctx: any): Promise<unknown> {
       return Object.keys(process.env).sort();
     case "write":
       try { writeFileSync("main.ts", "overwritten"); return { wrote: true }; } catch { return { wrote: false }; }
+    case "generation":
+      return { generation: ctx.generation };
     case "token":
       console.log(`token is ${ctx.token} ok`);
       return { ok: true };
