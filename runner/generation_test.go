@@ -39,3 +39,27 @@ func TestCtxGeneration(t *testing.T) {
 		t.Fatalf("finished job generation %d, want 3", j.Generation)
 	}
 }
+
+// TestEnvGeneration: a command job reads its generation from
+// $WF_GENERATION, as a bun job reads ctx.generation.
+func TestEnvGeneration(t *testing.T) {
+	t.Parallel()
+	h := setup(t, harnessOpts{})
+	h.putFixture("apps/command", "c-envgen", map[string]string{
+		"gen.sh": "#!/bin/sh\nprintf '{\"generation\":%s}' \"$WF_GENERATION\" >\"$WF_RESULT\"\n",
+	})
+	pin := spine.Pin{GitSourceID: "src", CommitSHA: "c-envgen", AppKey: "app", ActionKey: "gen",
+		Entrypoint: "gen.sh", Runtime: "command", Timeout: time.Minute, Tag: spine.DefaultTag}
+	req := func(n string) spine.EnqueueParams {
+		return spine.EnqueueParams{Workspace: "ws", TriggerKind: spine.TriggerAPI, Pin: pin,
+			CoalesceKey: "k", Input: json.RawMessage(`{"n":` + n + `}`)}
+	}
+	res, err := h.store.EnqueueBatch(context.Background(), []spine.EnqueueParams{req("1"), req("2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := h.wait(res[0].ID, 60*time.Second)
+	if j.Status != spine.StatusSuccess || string(j.Result) != `{"generation":2}` && string(j.Result) != `{"generation": 2}` {
+		t.Fatalf("job %s result %s (error %+v), want {\"generation\":2}", j.Status, j.Result, j.Error)
+	}
+}

@@ -127,7 +127,11 @@ func (h *harness) putFixture(fixture, commit string, extra map[string]string) {
 	}
 	for p, data := range extra { // extra files replace the fixture's
 		files = slices.DeleteFunc(files, func(f objectcache.File) bool { return f.Path == p })
-		files = append(files, objectcache.File{Path: p, Mode: 0o644, Data: []byte(data)})
+		mode := fs.FileMode(0o644)
+		if strings.HasSuffix(p, ".sh") { // a command entrypoint
+			mode = 0o755
+		}
+		files = append(files, objectcache.File{Path: p, Mode: mode, Data: []byte(data)})
 	}
 	if err := h.cache.Put(context.Background(), objectcache.Key{Workspace: "ws", Source: "src", Commit: commit}, files); err != nil {
 		h.t.Fatal(err)

@@ -116,6 +116,7 @@ func jobEnv(jd *jobDir, c jobCtx) []string {
 		"HOME=" + jd.home, "TMPDIR=" + jd.tmp,
 		"WF_JOB_ID=" + c.JobID, "WF_WORKSPACE=" + c.Workspace, "WF_APP=" + c.App,
 		"WF_ACTION=" + c.Action, "WF_COMMIT=" + c.Commit, "WF_ATTEMPT=" + strconv.Itoa(c.Attempt),
+		"WF_GENERATION=" + strconv.FormatInt(c.Generation, 10),
 		"WF_TOKEN=" + c.Token, "WINDFORCE_URL=" + c.URL,
 		"WF_INPUT=" + jd.input, "WF_RESULT=" + jd.result, "WF_ERROR=" + jd.errFile,
 		"WF_CTX=" + jd.ctx, "WF_ENTRYPOINT=" + jd.entrypoint,
