@@ -25,11 +25,17 @@ type jmember struct {
 	val *jnode
 }
 
+// maxDepth bounds the nesting of a schema file. Real schemas nest a few
+// dozen levels; without a bound a 1 MiB file of "[[[[…" would recurse half
+// a million deep here and in the walk over the tree (whose pointer strings
+// grow with the depth: quadratic work in the server's sync).
+const maxDepth = 512
+
 // parseJSON reads one JSON document; trailing data is an error.
 func parseJSON(data []byte) (*jnode, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	n, err := parseValue(dec)
+	n, err := parseValue(dec, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +45,10 @@ func parseJSON(data []byte) (*jnode, error) {
 	return n, nil
 }
 
-func parseValue(dec *json.Decoder) (*jnode, error) {
+func parseValue(dec *json.Decoder, depth int) (*jnode, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("nested more than %d levels deep", maxDepth)
+	}
 	tok, err := dec.Token()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -59,7 +68,7 @@ func parseValue(dec *json.Decoder) (*jnode, error) {
 			if !ok {
 				return nil, fmt.Errorf("object key %v is not a string", kt)
 			}
-			v, err := parseValue(dec)
+			v, err := parseValue(dec, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -72,7 +81,7 @@ func parseValue(dec *json.Decoder) (*jnode, error) {
 	case json.Delim('['):
 		n := &jnode{kind: '['}
 		for dec.More() {
-			v, err := parseValue(dec)
+			v, err := parseValue(dec, depth+1)
 			if err != nil {
 				return nil, err
 			}

@@ -265,3 +265,15 @@ func TestSchemaTopLevelRef(t *testing.T) {
 		requireValid(t, s, `{"name":"Ada"}`, `{}`, `[]`)
 	}
 }
+
+// TestSchemaTooDeepRefused: a schema file nested past the bound is refused
+// at once with a clear error (a 1 MiB "[[[[…" would otherwise recurse half
+// a million levels deep in the server's sync).
+func TestSchemaTooDeepRefused(t *testing.T) {
+	t.Parallel()
+	deep := `{"type": "object", "x": ` + strings.Repeat("[", 300000) + strings.Repeat("]", 300000) + `}`
+	_, err := manifest.Load(schemaTree(map[string]string{"schemas/in.json": deep}))
+	if err == nil || !strings.Contains(err.Error(), "levels deep") {
+		t.Fatalf("Load of a 300,000-deep schema = %v, want a nesting refusal", err)
+	}
+}
