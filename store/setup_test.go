@@ -32,12 +32,7 @@ var drivers = []struct {
 // fresh core.
 func forEachDriver(t *testing.T, fn func(t *testing.T, s *Store)) {
 	t.Helper()
-	for _, d := range drivers {
-		t.Run(d.name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, d.open(t))
-		})
-	}
+	eachDriver(t, func(t *testing.T, open func(t *testing.T) *Store) { fn(t, open(t)) })
 }
 
 // eachDriver runs fn once per database with the opener, for suites that

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
 )
 
@@ -56,4 +58,26 @@ func WaitWake(t testing.TB, ch <-chan struct{}, what string) {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("no wake-up %s", what)
 	}
+}
+
+// getJob reads job id of workspace "ws" (every unit's cases use it) or
+// fails the test.
+func getJob(t *testing.T, ex driver.Executor, id uuid.UUID) spine.Job {
+	t.Helper()
+	j, err := ex.GetJob(t.Context(), "ws", id)
+	if err != nil {
+		t.Fatalf("GetJob %s: %v", id, err)
+	}
+	return j
+}
+
+// jobErr is an encoded job error of kind ("" for none), as the core
+// passes it to the queue and reaper operations.
+func jobErr(t *testing.T, msg, kind string) string {
+	t.Helper()
+	enc, err := spine.JobError{Message: msg, Kind: kind}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
 }

@@ -38,11 +38,7 @@ func lcEnqueue(t *testing.T, ex driver.Executor, now time.Time) uuid.UUID {
 	if err != nil {
 		t.Fatalf("PrepareEnqueue: %v", err)
 	}
-	res, inserted, err := ex.EnqueueInsert(t.Context(), p, true)
-	if err != nil || !inserted {
-		t.Fatalf("EnqueueInsert: inserted %v, %v", inserted, err)
-	}
-	return res.ID
+	return mustInsert(t, ex, p).ID
 }
 
 // lcClaim claims the one waiting job of the default tag as worker at now.
@@ -53,16 +49,6 @@ func lcClaim(t *testing.T, ex driver.Executor, worker string, now time.Time) spi
 		t.Fatalf("Claim: %d jobs, %v; want one", len(jobs), err)
 	}
 	return spine.Lease{JobID: jobs[0].ID, ClaimToken: jobs[0].ClaimToken}
-}
-
-// lcGet reads job id of the workspace.
-func lcGet(t *testing.T, ex driver.Executor, id uuid.UUID) spine.Job {
-	t.Helper()
-	j, err := ex.GetJob(t.Context(), lcWorkspace, id)
-	if err != nil {
-		t.Fatalf("GetJob %s: %v", id, err)
-	}
-	return j
 }
 
 // lcStatus requires status from one of the lock ops.
@@ -104,37 +90,18 @@ func lcBatch(now time.Time, restartLimit int, jobErr string, leases ...spine.Lea
 	return b
 }
 
-// lcJobErr is an encoded job error as the core passes it to the reaper.
-func lcJobErr(t *testing.T, msg string) string {
-	t.Helper()
-	enc, err := spine.JobError{Message: msg, Kind: spine.ZombieErrorKind}.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return enc
-}
-
 // testLifecycle checks the cancel, reopen, reaper, sweep and health ops:
 // what each writes, and the status or typed error it answers.
 func testLifecycle(t *testing.T, open Open) {
 	t.Run("CancelLock", func(t *testing.T) { testLifecycleCancelLock(t, open) })
-
 	t.Run("CancelWaiting", func(t *testing.T) { testLifecycleCancelWaiting(t, open) })
-
 	t.Run("CancelMark", func(t *testing.T) { testLifecycleCancelMark(t, open) })
-
 	t.Run("ReopenLock", func(t *testing.T) { testLifecycleReopenLock(t, open) })
-
 	t.Run("Reopen", func(t *testing.T) { testLifecycleReopen(t, open) })
-
 	t.Run("ReapLock", func(t *testing.T) { testLifecycleReapLock(t, open) })
-
 	t.Run("ReapRequeue", func(t *testing.T) { testLifecycleReapRequeue(t, open) })
-
 	t.Run("ReapFinish", func(t *testing.T) { testLifecycleReapFinish(t, open) })
-
 	t.Run("Sweep", func(t *testing.T) { testLifecycleSweep(t, open) })
-
 	t.Run("Health", func(t *testing.T) { testLifecycleHealth(t, open) })
 }
 
@@ -186,7 +153,7 @@ func testLifecycleCancelWaiting(t *testing.T, open Open) {
 		t.Fatalf("CancelWaiting: %v", err)
 	}
 	WaitWake(t, ch, "for a waiting job canceled")
-	j := lcGet(t, ex, id)
+	j := getJob(t, ex, id)
 	if j.Status != spine.StatusCanceled || j.StartedAt != nil || j.CanceledBy != "op" || j.CanceledReason != "why" ||
 		j.CompletedAt == nil || !j.CompletedAt.Equal(at) {
 		t.Errorf("canceled job: status %s started %v by %q reason %q completed %v", j.Status, j.StartedAt, j.CanceledBy, j.CanceledReason, j.CompletedAt)
@@ -206,7 +173,7 @@ func testLifecycleCancelMark(t *testing.T, open Open) {
 			t.Fatalf("CancelMark by %s: %v", by, err)
 		}
 	}
-	j := lcGet(t, ex, id)
+	j := getJob(t, ex, id)
 	if j.Status != spine.StatusRunning || j.CanceledBy != "first" || j.CanceledReason != "first" {
 		t.Errorf("marked job: status %s by %q reason %q, want running, the first mark kept", j.Status, j.CanceledBy, j.CanceledReason)
 	}
@@ -230,7 +197,7 @@ func testLifecycleReopenLock(t *testing.T, open Open) {
 	l := lcClaim(t, ex, "w1", lcBase)
 	st, err = ex.ReopenLock(ctx, lcWorkspace, id)
 	lcStatus(t, "ReopenLock(running job)", st, err, spine.StatusRunning)
-	if _, err := ex.Complete(ctx, driver.Completion{Lease: l, Status: spine.StatusFailure, Error: lcJobErr(t, "boom"), Now: lcBase}); err != nil {
+	if _, err := ex.Complete(ctx, driver.Completion{Lease: l, Status: spine.StatusFailure, Error: jobErr(t, "boom", spine.ZombieErrorKind), Now: lcBase}); err != nil {
 		t.Fatal(err)
 	}
 	err = ex.Tx(ctx, func(ex driver.Executor) error {
@@ -252,7 +219,7 @@ func testLifecycleReopen(t *testing.T, open Open) {
 	ctx := t.Context()
 	id := lcEnqueue(t, ex, lcBase)
 	l := lcClaim(t, ex, "w1", lcBase)
-	if _, err := ex.Complete(ctx, driver.Completion{Lease: l, Status: spine.StatusFailure, Error: lcJobErr(t, "boom"), Now: lcBase}); err != nil {
+	if _, err := ex.Complete(ctx, driver.Completion{Lease: l, Status: spine.StatusFailure, Error: jobErr(t, "boom", spine.ZombieErrorKind), Now: lcBase}); err != nil {
 		t.Fatal(err)
 	}
 	wake, stop := d.Subscribe([]string{spine.DefaultTag})
@@ -268,7 +235,7 @@ func testLifecycleReopen(t *testing.T, open Open) {
 		t.Fatalf("Reopen: %v", err)
 	}
 	WaitWake(t, wake, "of the reopened job's tag")
-	j := lcGet(t, ex, id)
+	j := getJob(t, ex, id)
 	if j.Status != spine.StatusQueued || j.Attempt != 1 || j.Restarts != 0 || j.Error != nil || j.CompletedAt != nil ||
 		!j.ScheduledFor.Equal(at) {
 		t.Errorf("reopened job: status %s attempt %d restarts %d error %v completed %v due %v",
@@ -327,20 +294,20 @@ func testLifecycleReapRequeue(t *testing.T, open Open) {
 	l := lcClaim(t, ex, "w1", lcBase)
 	now := lcBase.Add(2 * time.Minute)
 	stale := spine.Lease{JobID: id, ClaimToken: uuid.New()}
-	if ids, err := ex.ReapRequeue(ctx, lcBatch(now, 3, lcJobErr(t, "x"), stale)); err != nil || len(ids) != 0 {
+	if ids, err := ex.ReapRequeue(ctx, lcBatch(now, 3, jobErr(t, "x", spine.ZombieErrorKind), stale)); err != nil || len(ids) != 0 {
 		t.Errorf("ReapRequeue with another claim token = %v, %v; want none", ids, err)
 	}
-	if ids, err := ex.ReapRequeue(ctx, lcBatch(now, 0, lcJobErr(t, "x"), l)); err != nil || len(ids) != 0 {
+	if ids, err := ex.ReapRequeue(ctx, lcBatch(now, 0, jobErr(t, "x", spine.ZombieErrorKind), l)); err != nil || len(ids) != 0 {
 		t.Errorf("ReapRequeue past the restart limit = %v, %v; want none", ids, err)
 	}
 	wake, stop := d.Subscribe([]string{spine.DefaultTag})
 	defer stop()
-	ids, err := ex.ReapRequeue(ctx, lcBatch(now, 3, lcJobErr(t, "worker w1 stopped"), l))
+	ids, err := ex.ReapRequeue(ctx, lcBatch(now, 3, jobErr(t, "worker w1 stopped", spine.ZombieErrorKind), l))
 	if err != nil || len(ids) != 1 || ids[0] != id {
 		t.Fatalf("ReapRequeue = %v, %v; want %s", ids, err, id)
 	}
 	WaitWake(t, wake, "of the requeued job's tag")
-	j := lcGet(t, ex, id)
+	j := getJob(t, ex, id)
 	if j.Status != spine.StatusQueued || j.Restarts != 1 || j.Attempt != 1 || j.Worker != "" ||
 		j.LastError == nil || j.LastError.Message != "worker w1 stopped" || j.LastError.Kind != spine.ZombieErrorKind {
 		t.Errorf("requeued job: status %s restarts %d attempt %d worker %q last error %+v",
@@ -368,26 +335,26 @@ func testLifecycleReapFinish(t *testing.T, open Open) {
 	}
 	ch, stop := d.SubscribeCompletion(failing)
 	defer stop()
-	b := lcBatch(now, 3, lcJobErr(t, "x"), lf)
+	b := lcBatch(now, 3, jobErr(t, "x", spine.ZombieErrorKind), lf)
 	if failed, canceled, err := ex.ReapFinish(ctx, b); err != nil || len(failed)+len(canceled) != 0 {
 		t.Errorf("ReapFinish under the restart limit = %v %v, %v; want none", failed, canceled, err)
 	}
-	b = lcBatch(now, 0, lcJobErr(t, "restart limit 0 reached"), lf, lm, lh)
+	b = lcBatch(now, 0, jobErr(t, "restart limit 0 reached", spine.ZombieErrorKind), lf, lm, lh)
 	failed, canceled, err := ex.ReapFinish(ctx, b)
 	if err != nil || len(failed) != 1 || failed[0] != failing || len(canceled) != 1 || canceled[0] != marked {
 		t.Fatalf("ReapFinish = failed %v canceled %v, %v; want %s failed, %s canceled (%s heartbeated)",
 			failed, canceled, err, failing, marked, fresh)
 	}
 	WaitWake(t, ch, "for the job the reaper failed")
-	j := lcGet(t, ex, failing)
+	j := getJob(t, ex, failing)
 	if j.Status != spine.StatusFailure || j.Error == nil || j.Error.Message != "restart limit 0 reached" ||
 		j.StartedAt == nil || !j.StartedAt.Equal(lcBase) || j.Worker != "w1" {
 		t.Errorf("failed job: status %s error %+v started %v worker %q", j.Status, j.Error, j.StartedAt, j.Worker)
 	}
-	if j := lcGet(t, ex, marked); j.Status != spine.StatusCanceled || j.Error != nil || j.CanceledBy != "op" {
+	if j := getJob(t, ex, marked); j.Status != spine.StatusCanceled || j.Error != nil || j.CanceledBy != "op" {
 		t.Errorf("canceled job: status %s error %+v by %q, want canceled with no error", j.Status, j.Error, j.CanceledBy)
 	}
-	if j := lcGet(t, ex, fresh); j.Status != spine.StatusRunning {
+	if j := getJob(t, ex, fresh); j.Status != spine.StatusRunning {
 		t.Errorf("heartbeated job: status %s, want running", j.Status)
 	}
 }
@@ -421,7 +388,7 @@ func testLifecycleSweep(t *testing.T, open Open) {
 	if n, err := ex.Sweep(ctx, lcBase.Add(time.Hour), 10); err != nil || n != 1 {
 		t.Errorf("Sweep(the rest) = %d, %v; want 1", n, err)
 	}
-	if j := lcGet(t, ex, waiting); j.Status != spine.StatusQueued {
+	if j := getJob(t, ex, waiting); j.Status != spine.StatusQueued {
 		t.Errorf("waiting job after the sweeps: %s", j.Status)
 	}
 	if err := ex.SweepSchemas(ctx); err != nil {

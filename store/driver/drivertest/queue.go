@@ -31,11 +31,7 @@ func qEnqueue(t *testing.T, ex driver.Executor, ws, tag string) uuid.UUID {
 	if err != nil {
 		t.Fatalf("prepare enqueue: %v", err)
 	}
-	res, inserted, err := ex.EnqueueInsert(t.Context(), p, false)
-	if err != nil || !inserted {
-		t.Fatalf("EnqueueInsert: %v (inserted %v)", err, inserted)
-	}
-	return res.ID
+	return mustInsert(t, ex, p).ID
 }
 
 // qClaim claims exactly n jobs on tag at qBase.
@@ -55,16 +51,6 @@ func qLease(j spine.ClaimedJob) spine.Lease {
 // qLost is j's lease with a claim token that never matched.
 func qLost(j spine.ClaimedJob) spine.Lease { return spine.Lease{JobID: j.ID, ClaimToken: uuid.New()} }
 
-// qGet reads job id of workspace "ws".
-func qGet(t *testing.T, ex driver.Executor, id uuid.UUID) spine.Job {
-	t.Helper()
-	j, err := ex.GetJob(t.Context(), "ws", id)
-	if err != nil {
-		t.Fatalf("GetJob: %v", err)
-	}
-	return j
-}
-
 // qNotOwner requires err to be spine.ErrNotOwner.
 func qNotOwner(t *testing.T, op string, err error) {
 	t.Helper()
@@ -81,40 +67,20 @@ func qMark(t *testing.T, ex driver.Executor, id uuid.UUID) {
 	}
 }
 
-// qJobErr is an encoded job error.
-func qJobErr(t *testing.T, msg string) string {
-	t.Helper()
-	s, err := spine.JobError{Message: msg}.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // testQueue checks each operation of driver.QueueExecutor: what it
 // writes and reads, and spine.ErrNotOwner (or ErrNotFound) where the
 // lease (or the job) is not there.
 func testQueue(t *testing.T, open Open) {
 	t.Run("Claim", func(t *testing.T) { testQueueClaim(t, open) })
-
 	t.Run("Heartbeat", func(t *testing.T) { testQueueHeartbeat(t, open) })
-
 	t.Run("Complete", func(t *testing.T) { testQueueComplete(t, open) })
-
 	t.Run("CompleteBatch", func(t *testing.T) { testQueueCompleteBatch(t, open) })
-
 	t.Run("LockLease", func(t *testing.T) { testQueueLockLease(t, open) })
-
 	t.Run("LockLeases", func(t *testing.T) { testQueueLockLeases(t, open) })
-
 	t.Run("Requeue", func(t *testing.T) { testQueueRequeue(t, open) })
-
 	t.Run("WriteFailures", func(t *testing.T) { testQueueWriteFailures(t, open) })
-
 	t.Run("AppendLogAndLogs", func(t *testing.T) { testQueueAppendLogAndLogs(t, open) })
-
 	t.Run("GetJobAndAudit", func(t *testing.T) { testQueueGetJobAndAudit(t, open) })
-
 	t.Run("ListAndCountJobs", func(t *testing.T) { testQueueListAndCountJobs(t, open) })
 }
 
@@ -129,7 +95,7 @@ func testQueueClaim(t *testing.T, open Open) {
 		j.Pin.Retry != qPolicy || !j.StartedAt.Equal(qBase) || string(j.Input) != `{"n":1}` {
 		t.Fatalf("claimed %+v, want one of the jobs on a, its first attempt started at %v", j, qBase)
 	}
-	if got := qGet(t, ex, j.ID); got.Status != spine.StatusRunning || got.Worker != "w1" || got.Ping == nil || !got.Ping.Equal(qBase) {
+	if got := getJob(t, ex, j.ID); got.Status != spine.StatusRunning || got.Worker != "w1" || got.Ping == nil || !got.Ping.Equal(qBase) {
 		t.Fatalf("claimed job reads %s by %q, ping %v; want running by w1, first ping at the claim", got.Status, got.Worker, got.Ping)
 	}
 	// Not yet due: nothing to claim.
@@ -170,7 +136,7 @@ func testQueueHeartbeat(t *testing.T, open Open) {
 	if m, ok := marks[jobs[1].ID]; !ok || !m {
 		t.Fatalf("Heartbeat %+v: want %v owned and marked", got, jobs[1].ID)
 	}
-	if p := qGet(t, ex, jobs[0].ID).Ping; p == nil || !p.Equal(later) {
+	if p := getJob(t, ex, jobs[0].ID).Ping; p == nil || !p.Equal(later) {
 		t.Fatalf("ping after the heartbeat %v, want %v", p, later)
 	}
 	lost, err := ex.Heartbeat(t.Context(), spine.HeartbeatParams{Leases: []spine.Lease{qLost(jobs[0])}, Now: later})
@@ -194,7 +160,7 @@ func testQueueComplete(t *testing.T, open Open) {
 	if err != nil || st != spine.StatusSuccess {
 		t.Fatalf("Complete: %s %v, want success", st, err)
 	}
-	j := qGet(t, ex, jobs[0].ID)
+	j := getJob(t, ex, jobs[0].ID)
 	if j.Status != spine.StatusSuccess || string(j.Result) != `{"ok":true}` || j.CompletedAt == nil || !j.CompletedAt.Equal(done) || j.Ping != nil {
 		t.Fatalf("completed job %s, result %s, at %v, ping %v", j.Status, j.Result, j.CompletedAt, j.Ping)
 	}
@@ -203,11 +169,11 @@ func testQueueComplete(t *testing.T, open Open) {
 
 	// A failure with its error; the cancel mark wins over the status.
 	qMark(t, ex, jobs[1].ID)
-	st, err = ex.Complete(t.Context(), driver.Completion{Lease: qLease(jobs[1]), Status: spine.StatusFailure, Error: qJobErr(t, "boom"), Now: done})
+	st, err = ex.Complete(t.Context(), driver.Completion{Lease: qLease(jobs[1]), Status: spine.StatusFailure, Error: jobErr(t, "boom", ""), Now: done})
 	if err != nil || st != spine.StatusCanceled {
 		t.Fatalf("Complete of a marked job: %s %v, want canceled", st, err)
 	}
-	if j := qGet(t, ex, jobs[1].ID); j.Status != spine.StatusCanceled || j.Error == nil || j.Error.Message != "boom" || j.CanceledBy != "op" {
+	if j := getJob(t, ex, jobs[1].ID); j.Status != spine.StatusCanceled || j.Error == nil || j.Error.Message != "boom" || j.CanceledBy != "op" {
 		t.Fatalf("marked job after Complete: %s, error %+v, canceled by %q", j.Status, j.Error, j.CanceledBy)
 	}
 }
@@ -228,10 +194,10 @@ func testQueueCompleteBatch(t *testing.T, open Open) {
 	if err != nil || len(statuses) != 3 || statuses[0] != spine.StatusSuccess || statuses[1] != "" || statuses[2] != spine.StatusCanceled {
 		t.Fatalf("CompleteBatch: %v %v; want success, lost (empty), canceled", statuses, err)
 	}
-	if j := qGet(t, ex, jobs[0].ID); j.Status != spine.StatusSuccess || string(j.Result) != `1` {
+	if j := getJob(t, ex, jobs[0].ID); j.Status != spine.StatusSuccess || string(j.Result) != `1` {
 		t.Fatalf("first job %s with result %s", j.Status, j.Result)
 	}
-	if j := qGet(t, ex, jobs[1].ID); j.Status != spine.StatusRunning {
+	if j := getJob(t, ex, jobs[1].ID); j.Status != spine.StatusRunning {
 		t.Fatalf("the lost lease's job is %s, want still running", j.Status)
 	}
 }
@@ -302,10 +268,10 @@ func testQueueRequeue(t *testing.T, open Open) {
 	defer stop()
 	retryAt := qBase.Add(time.Hour)
 	qNotOwner(t, "Requeue", ex.Requeue(t.Context(), driver.Requeue{Lease: qLost(jobs[0]), AttemptStep: 1, ScheduledFor: retryAt}))
-	if err := ex.Requeue(t.Context(), driver.Requeue{Lease: qLease(jobs[0]), AttemptStep: 1, LastError: qJobErr(t, "first"), ScheduledFor: retryAt}); err != nil {
+	if err := ex.Requeue(t.Context(), driver.Requeue{Lease: qLease(jobs[0]), AttemptStep: 1, LastError: jobErr(t, "first", ""), ScheduledFor: retryAt}); err != nil {
 		t.Fatalf("Requeue a failed attempt: %v", err)
 	}
-	j := qGet(t, ex, jobs[0].ID)
+	j := getJob(t, ex, jobs[0].ID)
 	if j.Status != spine.StatusQueued || j.Attempt != 2 || !j.ScheduledFor.Equal(retryAt) || j.LastError == nil || j.LastError.Message != "first" || j.Worker != "" || j.Ping != nil {
 		t.Fatalf("after Requeue: %s attempt %d at %v, last error %+v, worker %q, ping %v", j.Status, j.Attempt, j.ScheduledFor, j.LastError, j.Worker, j.Ping)
 	}
@@ -314,13 +280,13 @@ func testQueueRequeue(t *testing.T, open Open) {
 	if err := ex.Requeue(t.Context(), driver.Requeue{Lease: qLease(jobs[1]), ScheduledFor: qBase}); err != nil {
 		t.Fatalf("Requeue a release: %v", err)
 	}
-	if j := qGet(t, ex, jobs[1].ID); j.Status != spine.StatusQueued || j.Attempt != 1 || j.LastError != nil {
+	if j := getJob(t, ex, jobs[1].ID); j.Status != spine.StatusQueued || j.Attempt != 1 || j.LastError != nil {
 		t.Fatalf("after a release: %s attempt %d, last error %+v", j.Status, j.Attempt, j.LastError)
 	}
 	// A marked job is never requeued.
 	qMark(t, ex, jobs[2].ID)
 	qNotOwner(t, "Requeue of a marked job", ex.Requeue(t.Context(), driver.Requeue{Lease: qLease(jobs[2]), ScheduledFor: qBase}))
-	if j := qGet(t, ex, jobs[2].ID); j.Status != spine.StatusRunning {
+	if j := getJob(t, ex, jobs[2].ID); j.Status != spine.StatusRunning {
 		t.Fatalf("marked job after a refused Requeue: %s, want running", j.Status)
 	}
 }
@@ -341,25 +307,25 @@ func testQueueWriteFailures(t *testing.T, open Open) {
 	err := ex.Tx(t.Context(), func(ex driver.Executor) error {
 		var err error
 		statuses, err = ex.WriteFailures(t.Context(), []driver.Failure{
-			{Lease: qLease(jobs[0]), Retry: true, At: retryAt, Error: qJobErr(t, "again")},
-			{Lease: qLease(jobs[1]), At: end, Error: qJobErr(t, "last")},
-			{Lease: qLease(jobs[2]), At: end, Error: qJobErr(t, "marked")},
+			{Lease: qLease(jobs[0]), Retry: true, At: retryAt, Error: jobErr(t, "again", "")},
+			{Lease: qLease(jobs[1]), At: end, Error: jobErr(t, "last", "")},
+			{Lease: qLease(jobs[2]), At: end, Error: jobErr(t, "marked", "")},
 		})
 		return err
 	})
 	if err != nil || len(statuses) != 3 || statuses[0] != "" || statuses[1] != spine.StatusFailure || statuses[2] != spine.StatusCanceled {
 		t.Fatalf("WriteFailures: %v %v; want retried (empty), failure, canceled", statuses, err)
 	}
-	if j := qGet(t, ex, jobs[0].ID); j.Status != spine.StatusQueued || j.Attempt != 2 || !j.ScheduledFor.Equal(retryAt) || j.LastError == nil || j.LastError.Message != "again" {
+	if j := getJob(t, ex, jobs[0].ID); j.Status != spine.StatusQueued || j.Attempt != 2 || !j.ScheduledFor.Equal(retryAt) || j.LastError == nil || j.LastError.Message != "again" {
 		t.Fatalf("retried job: %s attempt %d at %v, last error %+v", j.Status, j.Attempt, j.ScheduledFor, j.LastError)
 	}
-	if j := qGet(t, ex, jobs[1].ID); j.Status != spine.StatusFailure || j.Error == nil || j.Error.Message != "last" || !j.CompletedAt.Equal(end) {
+	if j := getJob(t, ex, jobs[1].ID); j.Status != spine.StatusFailure || j.Error == nil || j.Error.Message != "last" || !j.CompletedAt.Equal(end) {
 		t.Fatalf("failed job: %s, error %+v, at %v", j.Status, j.Error, j.CompletedAt)
 	}
 	WaitWake(t, done, "for the failed job's waiters")
 	// A lease no longer held fails the whole call; nothing stays.
 	err = ex.Tx(t.Context(), func(ex driver.Executor) error {
-		_, err := ex.WriteFailures(t.Context(), []driver.Failure{{Lease: qLease(jobs[1]), At: end, Error: qJobErr(t, "x")}})
+		_, err := ex.WriteFailures(t.Context(), []driver.Failure{{Lease: qLease(jobs[1]), At: end, Error: jobErr(t, "x", "")}})
 		return err
 	})
 	qNotOwner(t, "WriteFailures", err)
@@ -396,7 +362,7 @@ func testQueueGetJobAndAudit(t *testing.T, open Open) {
 	t.Parallel()
 	ex := open(t).Executor()
 	id := qEnqueue(t, ex, "ws", "a")
-	if j := qGet(t, ex, id); j.ID != id || j.Status != spine.StatusQueued || j.Workspace != "ws" || j.Pin.Retry != qPolicy || !j.ScheduledFor.Equal(qBase) {
+	if j := getJob(t, ex, id); j.ID != id || j.Status != spine.StatusQueued || j.Workspace != "ws" || j.Pin.Retry != qPolicy || !j.ScheduledFor.Equal(qBase) {
 		t.Fatalf("GetJob: %+v", j)
 	}
 	if _, err := ex.GetJob(t.Context(), "other", id); !errors.Is(err, spine.ErrNotFound) {
@@ -424,7 +390,7 @@ func testQueueListAndCountJobs(t *testing.T, open Open) {
 	}
 	qEnqueue(t, ex, "other", "a")
 	j := qClaim(t, ex, "a", 1)[0]
-	if _, err := ex.Complete(t.Context(), driver.Completion{Lease: qLease(j), Status: spine.StatusFailure, Error: qJobErr(t, "x"), Now: qBase}); err != nil {
+	if _, err := ex.Complete(t.Context(), driver.Completion{Lease: qLease(j), Status: spine.StatusFailure, Error: jobErr(t, "x", ""), Now: qBase}); err != nil {
 		t.Fatal(err)
 	}
 	start := spine.JobCursor{CreatedAt: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), ID: uuid.Max}
