@@ -39,7 +39,8 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 		for id := range done {
 			ids = append(ids, id)
 		}
-		tokens, err := w.removeBatch(ctx, ids)
+		idList := idsJSON(ids) // one encoding for both statements
+		tokens, err := w.removeBatch(ctx, idList)
 		if err != nil {
 			return err
 		}
@@ -49,7 +50,7 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 				statuses[k] = status
 			}
 		}
-		if _, err := w.exec(ctx, qRuntimeDeleteMany, sql.Named("ids", idsJSON(ids))); err != nil {
+		if _, err := w.exec(ctx, qRuntimeDeleteMany, sql.Named("ids", idList)); err != nil {
 			return fmt.Errorf("delete runtime rows: %w", err)
 		}
 		for _, id := range ids {
@@ -119,10 +120,10 @@ func (w *writeTx) finishBatch(ctx context.Context, leases string) (map[uuid.UUID
 	return done, nil
 }
 
-// removeBatch deletes the queue rows of ids and returns the claim token
-// each was running under.
-func (w *writeTx) removeBatch(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
-	rows, err := w.query(ctx, qFinishBatchDelete, sql.Named("ids", idsJSON(ids)))
+// removeBatch deletes the queue rows of ids (a JSON array) and returns the
+// claim token each was running under.
+func (w *writeTx) removeBatch(ctx context.Context, ids string) (map[uuid.UUID]uuid.UUID, error) {
+	rows, err := w.query(ctx, qFinishBatchDelete, sql.Named("ids", ids))
 	if err != nil {
 		return nil, fmt.Errorf("remove queue rows: %w", translate(err))
 	}
