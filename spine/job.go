@@ -77,7 +77,36 @@ type Pin struct {
 	// Limits are the job's resource limits from the manifest (app, then
 	// action overrides); the worker caps them by its own (DESIGN §6).
 	Limits Limits `json:"limits"`
+	// Env is the job's environment from the manifest (`env:` of the app,
+	// the action's merged over it), sorted by name: literals from git and
+	// references to workspace secrets, which the worker resolves at claim
+	// (DESIGN §8). The pin holds names and references, never a secret's
+	// value.
+	Env []EnvVar `json:"env,omitempty"`
+	// Warm is the job's warm-runtime policy (manifest `warm:`, DESIGN §7);
+	// nil runs the job in a fresh process.
+	Warm *Warm `json:"warm,omitempty"`
 }
+
+// EnvVar is one variable of a job's pinned environment: a literal Value, or
+// Secret naming the workspace secret whose value the worker sets at claim.
+// Exactly one of the two is set.
+type EnvVar struct {
+	Name   string `json:"name"`
+	Value  string `json:"value,omitempty"`
+	Secret string `json:"secret,omitempty"`
+}
+
+// Warm is the manifest's `warm:` policy: a long-lived runtime process
+// serves up to MaxJobs jobs one at a time and is recycled after Idle
+// without work. `warm: true` is DefaultWarm.
+type Warm struct {
+	MaxJobs int           `json:"max_jobs"`
+	Idle    time.Duration `json:"idle"`
+}
+
+// DefaultWarm is `warm: true` (DESIGN §7): 1000 jobs, 5 minutes idle.
+var DefaultWarm = Warm{MaxJobs: 1000, Idle: 5 * time.Minute}
 
 // Limits are a job's resource limits (manifest `limits:`, DESIGN §6). A
 // zero field means "not set": the worker's default applies. The worker
