@@ -17,8 +17,10 @@ type Completions struct {
 	subs map[uuid.UUID]map[int]chan struct{}
 }
 
-// Subscribe registers interest in the completion of job id. The returned
-// function ends the subscription; it may be called more than once.
+// Subscribe registers interest in the completion of job id, or of every
+// job when id is uuid.Nil (the live events stream wakes on any
+// completion). The returned function ends the subscription; it may be
+// called more than once.
 func (c *Completions) Subscribe(id uuid.UUID) (<-chan struct{}, func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -45,13 +47,18 @@ func (c *Completions) Subscribe(id uuid.UUID) (<-chan struct{}, func()) {
 	}
 }
 
-// Notify wakes the waiters of each job in ids. A job nobody waits for
-// costs one map lookup.
+// Notify wakes the waiters of each job in ids, and those of every job
+// (uuid.Nil) once. A job nobody waits for costs one map lookup.
 func (c *Completions) Notify(ids ...uuid.UUID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, id := range ids {
 		for _, ch := range c.subs[id] {
+			wake(ch)
+		}
+	}
+	if len(ids) > 0 {
+		for _, ch := range c.subs[uuid.Nil] {
 			wake(ch)
 		}
 	}

@@ -49,3 +49,24 @@ func TestCompletions(t *testing.T) {
 		t.Fatalf("%d waiting, want 1", n)
 	}
 }
+
+// A subscription to uuid.Nil is woken by the completion of any job, once
+// per Notify, and not by a Notify of no job.
+func TestCompletionsOfEveryJob(t *testing.T) {
+	t.Parallel()
+	var c spine.Completions
+	any, stop := c.Subscribe(uuid.Nil)
+	defer stop()
+	c.Notify()
+	select {
+	case <-any:
+		t.Fatal("a Notify of no job woke the every-job waiter")
+	default:
+	}
+	c.Notify(uuid.New(), uuid.New())
+	select {
+	case <-any:
+	default:
+		t.Fatal("the completion of a job did not wake the every-job waiter")
+	}
+}

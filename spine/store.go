@@ -134,7 +134,8 @@ type Store interface {
 	// waiter subscribes first and reads the job's status second. Wake-ups
 	// are hints (a lost listener connection wakes every waiter when it is
 	// back): a waiter re-reads the job and keeps a slow poll as the
-	// fallback.
+	// fallback. uuid.Nil subscribes to the completion of every job (the
+	// live events stream).
 	SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func())
 
 	// Close releases connections and stops the listener.
