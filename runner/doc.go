@@ -24,6 +24,8 @@
 //	   outcome ── error.json → Failure{message, stack}; exit≠0 → Failure;
 //	             result.json: ≤ MaxResultBytes, JSON, output schema → result
 //	                          ▼
-//	   tokenMasker ── WF_TOKEN → [WF_TOKEN] in the result (inside JSON strings,
-//	             however escaped) and the error (message, stack) → the spine
+//	   masker ── WF_TOKEN → [WF_TOKEN], each secret value (and its base64 and
+//	             URL-escaped forms) → [secret:NAME] in the logs (across chunks),
+//	             the result (inside JSON strings, however escaped) and the
+//	             error (message, stack) → the spine
 package runner

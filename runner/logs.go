@@ -16,9 +16,6 @@ import (
 // flushBytes is the buffered size that triggers a flush before the tick.
 const flushBytes = 32 << 10
 
-// tokenMask replaces WF_TOKEN in stored logs.
-const tokenMask = "[WF_TOKEN]"
-
 // logSink streams a job's output to job_logs: it buffers what the process
 // writes and appends it in chunks every flush interval (so logs are
 // readable live) from its own goroutine (so a slow database never blocks
@@ -27,18 +24,24 @@ const tokenMask = "[WF_TOKEN]"
 // appended here: Close returns it as the tail, which the worker writes in
 // the transaction of the job's outcome, so a job never finishes with the
 // end of its logs missing. It accepts at most MaxLogBytes and then writes
-// one visible truncation marker; memory stays bounded by the cap. WF_TOKEN
-// is masked, invalid UTF-8 is made safe.
+// one visible truncation marker; memory stays bounded by the cap. The
+// job's WF_TOKEN and secret values are masked (masker), also when a job
+// writes one in pieces: a tail that may begin one is held back until what
+// follows tells. Invalid UTF-8 is made safe.
 type logSink struct {
 	store    spine.Store
 	log      *slog.Logger
 	lease    spine.Lease
 	limit    int64
-	token    string
+	mask     *masker
 	interval time.Duration
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// buf is raw output not masked yet; unsent is masked text whose
+	// append failed, sent first next time (never masked twice: a value
+	// may occur inside a mask's own text).
 	buf       []byte
+	unsent    string
 	accepted  int64
 	truncated bool
 	lost      bool // the lease is gone: drop everything
@@ -51,12 +54,14 @@ type logSink struct {
 	tailText  string // what Close returns
 }
 
-func newLogSink(cfg Config, lease spine.Lease, token string) *logSink {
+func newLogSink(cfg Config, lease spine.Lease, mask *masker) *logSink {
 	s := &logSink{
-		store: cfg.Store, log: cfg.Logger, lease: lease, limit: cfg.MaxLogBytes, token: token,
+		store: cfg.Store, log: cfg.Logger, lease: lease, limit: cfg.MaxLogBytes, mask: mask,
 		interval: cfg.LogFlushInterval,
-		tail:     tailBuffer{max: 1024},
-		kick:     make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		// The last line's tail keeps room for the longest value: LastLine
+		// drops as much at a cut head, which may hold a value's end.
+		tail: tailBuffer{max: lastLineBytes + mask.longestNeedle()},
+		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go s.loop()
 	return s
@@ -95,10 +100,10 @@ func (s *logSink) markTruncated() {
 		return
 	}
 	s.truncated = true
-	// The cap may have cut the token: its start would be stored with the
+	// The cap may have cut a value: its start would be stored with the
 	// marker after it, where no mask matches it. flush holds back any
 	// such start, so all of it is still in buf.
-	s.buf = s.buf[:len(s.buf)-tokenStart(string(s.buf), s.token)]
+	s.buf = s.buf[:len(s.buf)-s.mask.pending(string(s.buf))]
 	s.buf = append(s.buf, fmt.Sprintf("\n[windforce: log truncated: more than %d bytes (WINDFORCE_MAX_LOG_BYTES); further output dropped]\n", s.limit)...)
 }
 
@@ -136,21 +141,22 @@ func (s *logSink) loop() {
 }
 
 // flush appends the buffered output. It holds back a tail that could be
-// the start of the token or of a split UTF-8 character, so neither is
-// broken across two chunks. A chunk the store did not take goes back in
-// front of the buffer: it is retried at the next tick, or is part of the
-// tail. Only a lost lease drops output (nothing more is written for the
-// job).
+// the start of a masked value or of a split UTF-8 character, so neither
+// is broken across two chunks (masker.cut). A chunk the store did not
+// take is kept in front: it is retried at the next tick, or is part of
+// the tail. Only a lost lease drops output (nothing more is written for
+// the job).
 func (s *logSink) flush() {
 	s.mu.Lock()
-	if s.lost || len(s.buf) == 0 {
+	if s.lost || (len(s.buf) == 0 && s.unsent == "") {
 		s.mu.Unlock()
 		return
 	}
-	text := s.masked()
-	keep := holdBack(text, s.token)
-	chunk := text[:len(text)-keep]
-	s.buf = append(s.buf[:0], text[len(text)-keep:]...)
+	raw := string(s.buf)
+	head, rest := s.mask.cut(raw, splitRune(raw))
+	chunk := s.unsent + head
+	s.unsent = ""
+	s.buf = append(s.buf[:0], rest...)
 	s.mu.Unlock()
 	if chunk == "" {
 		return
@@ -162,19 +168,10 @@ func (s *logSink) flush() {
 			s.lost = true
 			s.buf = s.buf[:0]
 		} else {
-			s.buf = append([]byte(chunk), s.buf...)
+			s.unsent = chunk
 		}
 		s.mu.Unlock()
 	}
-}
-
-// masked is the buffer with the token masked. Callers hold mu.
-func (s *logSink) masked() string {
-	text := string(s.buf)
-	if s.token != "" {
-		text = strings.ReplaceAll(text, s.token, tokenMask)
-	}
-	return text
 }
 
 func (s *logSink) append(chunk string) error {
@@ -183,38 +180,15 @@ func (s *logSink) append(chunk string) error {
 	return s.store.AppendLog(ctx, spine.AppendLogParams{Lease: s.lease, Data: spine.SafeText(chunk)})
 }
 
-// holdBack is how many trailing bytes of text to keep for the next chunk:
-// an incomplete UTF-8 character, or a tail that is the start of the token.
-func holdBack(text, token string) int {
-	keep := 0
+// splitRune is the length of an incomplete UTF-8 character at the end of
+// text, 0 when there is none.
+func splitRune(text string) int {
 	for i := 1; i <= utf8.UTFMax && i <= len(text); i++ {
 		if utf8.RuneStart(text[len(text)-i]) {
 			if !utf8.FullRuneInString(text[len(text)-i:]) {
-				keep = i
+				return i
 			}
-			break
-		}
-	}
-	return max(keep, tokenStart(text, token))
-}
-
-// tokenStart is the length of the longest tail of text that is the start
-// of token (not all of it), 0 when none is.
-func tokenStart(text, token string) int {
-	for k := min(len(token)-1, len(text)); k > 0; k-- {
-		if strings.HasSuffix(text, token[:k]) {
-			return k
-		}
-	}
-	return 0
-}
-
-// tokenEnd is the length of the longest head of text that is the end of
-// token (not all of it), 0 when none is.
-func tokenEnd(text, token string) int {
-	for k := min(len(token)-1, len(text)); k > 0; k-- {
-		if strings.HasPrefix(text, token[len(token)-k:]) {
-			return k
+			return 0
 		}
 	}
 	return 0
@@ -230,29 +204,30 @@ func (s *logSink) Close() string {
 		<-s.done
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if !s.lost && len(s.buf) > 0 {
-			s.tailText = spine.SafeText(s.masked())
+		if !s.lost && (len(s.buf) > 0 || s.unsent != "") {
+			s.tailText = s.unsent + spine.SafeText(s.mask.text(string(s.buf)))
 		}
-		s.buf = nil
+		s.buf, s.unsent = nil, ""
 	})
 	return s.tailText
 }
 
+// lastLineBytes is how much of the output's end LastLine looks at.
+const lastLineBytes = 1024
+
 // LastLine is the last non-empty line of the process output, cut to 200
-// bytes, for the message of a failed exit. The token is masked before the
-// cut, which could otherwise keep its start where no mask matches; a line
-// that begins where the tail buffer was cut loses any end of a token it
-// begins with.
+// bytes, for the message of a failed exit. Values are masked before the
+// cut, which could otherwise keep a value's start where no mask matches
+// it; when the kept output begins inside what was cut, its head that may
+// be the end of a value whose start is gone is dropped (masker.cutHead).
 func (s *logSink) LastLine() string {
 	s.mu.Lock()
 	text, cut := string(s.tail.buf), s.tail.cut
 	s.mu.Unlock()
-	if cut && s.token != "" {
-		text = text[tokenEnd(text, s.token):]
+	if cut {
+		text = text[s.mask.cutHead(text):]
 	}
-	if s.token != "" {
-		text = strings.ReplaceAll(text, s.token, tokenMask)
-	}
+	text = s.mask.text(text)
 	text = strings.TrimRight(text, "\r\n\t ")
 	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
 		text = text[i+1:]

@@ -38,7 +38,7 @@ func newTestSink(limit int64, token string) (*logSink, *memLogs) {
 	store := &memLogs{}
 	cfg := Config{Store: store, MaxLogBytes: limit, LogFlushInterval: time.Millisecond}
 	fillDefaults(&cfg)
-	return newLogSink(cfg, spine.Lease{JobID: uuid.New(), ClaimToken: uuid.New()}, token), store
+	return newLogSink(cfg, spine.Lease{JobID: uuid.New(), ClaimToken: uuid.New()}, newMasker(token, nil)), store
 }
 
 // TestLogSinkCapsWithBoundedMemory writes 64 MiB through a sink capped at

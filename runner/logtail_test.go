@@ -80,7 +80,7 @@ func TestLogSinkKeepsWhatFailedToAppend(t *testing.T) {
 	store := &flakyLogs{fails: 2, err: errAppend}
 	cfg := Config{Store: store, LogFlushInterval: time.Hour}
 	fillDefaults(&cfg)
-	sink := newLogSink(cfg, spine.Lease{}, token)
+	sink := newLogSink(cfg, spine.Lease{}, newMasker(token, nil))
 	_, _ = sink.Write([]byte("one " + token + "\n"))
 	sink.flush() // fails
 	_, _ = sink.Write([]byte("two\n"))
@@ -103,7 +103,7 @@ func TestLogSinkKeepsWhatFailedToAppend(t *testing.T) {
 
 	lost := &flakyLogs{fails: 1, err: spine.ErrNotOwner}
 	cfg.Store = lost
-	sink = newLogSink(cfg, spine.Lease{}, "")
+	sink = newLogSink(cfg, spine.Lease{}, nil)
 	_, _ = sink.Write([]byte("before the reap\n"))
 	sink.flush()
 	_, _ = sink.Write([]byte("after\n"))

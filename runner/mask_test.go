@@ -22,7 +22,7 @@ const testToken = "wf1.eyJqb2IiOiIxMjMifQ.c2ln-_x"
 // without it keep their bytes.
 func TestTokenMaskerResult(t *testing.T) {
 	t.Parallel()
-	m := tokenMasker(testToken)
+	m := newMasker(testToken, nil)
 	escaped := `\u0077f1.eyJqb2IiOiIxMjMifQ.c2ln\u002d_x` // every form a JSON encoder may choose
 	cases := []struct{ in, want string }{
 		{`{"t":"` + testToken + `"}`, `{"t":"[WF_TOKEN]"}`},
@@ -43,7 +43,7 @@ func TestTokenMaskerResult(t *testing.T) {
 			t.Errorf("result(%s) = %s is not valid JSON", c.in, got)
 		}
 	}
-	if got := tokenMasker("").result(json.RawMessage(`"x"`)); string(got) != `"x"` {
+	if got := newMasker("", nil).result(json.RawMessage(`"x"`)); string(got) != `"x"` {
 		t.Errorf("no token: %s", got)
 	}
 }
@@ -52,7 +52,7 @@ func TestTokenMaskerResult(t *testing.T) {
 // stack), any other error by its text, and errors.Is still sees through.
 func TestTokenMaskerError(t *testing.T) {
 	t.Parallel()
-	m := tokenMasker(testToken)
+	m := newMasker(testToken, nil)
 	f := &Failure{Message: "bad " + testToken, Stack: "Error: bad " + testToken + "\n at main", Kind: "error"}
 	err := m.err(fmt.Errorf("outer: %w", f))
 	je := jobErrorOf(err)

@@ -159,14 +159,14 @@ func (r *Runner) Handle(ctx context.Context, job *spine.ClaimedJob) (json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	mask := tokenMasker(token)
-	res, err := r.handle(ctx, job, token)
+	mask := newMasker(token, nil)
+	res, err := r.handle(ctx, job, token, mask)
 	return mask.result(res), mask.err(err)
 }
 
 // handle prepares the commit and the job directory and runs the job.
-func (r *Runner) handle(ctx context.Context, job *spine.ClaimedJob, token string) (json.RawMessage, error) {
-	logs := newLogSink(r.cfg, spine.Lease{JobID: job.ID, ClaimToken: job.ClaimToken}, token)
+func (r *Runner) handle(ctx context.Context, job *spine.ClaimedJob, token string, mask *masker) (json.RawMessage, error) {
+	logs := newLogSink(r.cfg, spine.Lease{JobID: job.ID, ClaimToken: job.ClaimToken}, mask)
 	defer func() { job.LogTail = logs.Close() }()
 	rt, err := lookupRuntime(job.Pin.Runtime)
 	if err != nil {
