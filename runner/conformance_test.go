@@ -70,7 +70,7 @@ func TestRuntimeConformance(t *testing.T) {
 }
 
 func runConformance(t *testing.T, h *harness, f runtimeFixture, tc conformanceCase) {
-	id := h.enqueue(job{commit: "c-" + f.runtime, entry: f.entry, runtime: f.runtime, action: tc.action,
+	id := h.enqueue(job{app: f.runtime, commit: "c-" + f.runtime, entry: f.entry, runtime: f.runtime, action: tc.action,
 		input: tc.input, outputSchema: tc.schema})
 	j := h.wait(id, 60*time.Second)
 	logs := h.logs(id)

@@ -50,6 +50,9 @@ type harness struct {
 type harnessOpts struct {
 	cfg         func(*Config)
 	concurrency int
+	// warm runs every job whose pin does not say otherwise in a warm
+	// process with this policy (DESIGN §7).
+	warm *spine.Warm
 }
 
 // setup builds a harness; the worker is started and stopped at cleanup.
@@ -81,7 +84,16 @@ func setup(t *testing.T, o harnessOpts) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unsealAll(t, cfg.Dir); r.Close() })
-	w, err := spine.NewWorker(spine.WorkerConfig{Store: s, Handler: r.Handle, Concurrency: max(o.concurrency, 4),
+	handler := r.Handle
+	if o.warm != nil {
+		handler = func(ctx context.Context, j *spine.ClaimedJob) (json.RawMessage, error) {
+			if j.Pin.Warm == nil {
+				j.Pin.Warm = o.warm
+			}
+			return r.Handle(ctx, j)
+		}
+	}
+	w, err := spine.NewWorker(spine.WorkerConfig{Store: s, Handler: handler, Concurrency: max(o.concurrency, 4),
 		Heartbeat: 50 * time.Millisecond, PollInterval: 50 * time.Millisecond, DrainGrace: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +152,7 @@ func (h *harness) putFixture(fixture, commit string, extra map[string]string) {
 
 // job describes one enqueue.
 type job struct {
+	app                                   string // default "app"
 	commit, entry, runtime, action, input string
 	outputSchema                          string
 	timeout                               time.Duration
@@ -149,7 +162,10 @@ type job struct {
 
 func (h *harness) enqueue(j job) uuid.UUID {
 	h.t.Helper()
-	pin := spine.Pin{GitSourceID: "src", CommitSHA: j.commit, AppKey: "app", ActionKey: j.action,
+	if j.app == "" {
+		j.app = "app"
+	}
+	pin := spine.Pin{GitSourceID: "src", CommitSHA: j.commit, AppKey: j.app, ActionKey: j.action,
 		Entrypoint: j.entry, Runtime: j.runtime, Timeout: j.timeout, Tag: spine.DefaultTag, Limits: j.limits, Retry: j.retry}
 	if j.timeout == 0 {
 		pin.Timeout = time.Minute

@@ -38,6 +38,13 @@ type jobCtx struct {
 	URL        string `json:"url"`
 }
 
+// newJobCtx is the ctx of one job.
+func newJobCtx(job *spine.ClaimedJob, token, url string) jobCtx {
+	return jobCtx{Action: job.Pin.ActionKey, JobID: job.ID.String(), Workspace: job.Workspace,
+		App: job.Pin.AppKey, Commit: job.Pin.CommitSHA, Entrypoint: job.Pin.Entrypoint,
+		Attempt: job.Attempt, Generation: max(job.Generation, 1), Token: token, URL: url}
+}
+
 // newJobDir creates the job's directory and files.
 func newJobDir(jobsDir string, job *spine.ClaimedJob, rt runtimeSpec, commitDir, token, url string) (*jobDir, error) {
 	entry, err := entrypointPath(commitDir, job.Pin.Entrypoint)
@@ -54,9 +61,7 @@ func newJobDir(jobsDir string, job *spine.ClaimedJob, rt runtimeSpec, commitDir,
 		result: filepath.Join(root, "result.json"), errFile: filepath.Join(root, "error.json"),
 		entrypoint: entry, commitDir: commitDir,
 	}
-	c := jobCtx{Action: job.Pin.ActionKey, JobID: job.ID.String(), Workspace: job.Workspace,
-		App: job.Pin.AppKey, Commit: job.Pin.CommitSHA, Entrypoint: job.Pin.Entrypoint,
-		Attempt: job.Attempt, Generation: max(job.Generation, 1), Token: token, URL: url}
+	c := newJobCtx(job, token, url)
 	if err := jd.write(job.Input, c, rt); err != nil {
 		jd.remove()
 		return nil, err
@@ -112,17 +117,23 @@ func (jd *jobDir) write(input json.RawMessage, c jobCtx, rt runtimeSpec) error {
 // of the worker leaks: no database URL, no secret, no WINDFORCE_* beyond
 // WINDFORCE_URL.
 func jobEnv(jd *jobDir, c jobCtx) []string {
-	env := []string{
-		"HOME=" + jd.home, "TMPDIR=" + jd.tmp,
+	env := append([]string{"HOME=" + jd.home, "TMPDIR=" + jd.tmp}, contractEnv(c)...)
+	env = append(env, "WF_INPUT="+jd.input, "WF_RESULT="+jd.result, "WF_ERROR="+jd.errFile,
+		"WF_CTX="+jd.ctx, "WF_ENTRYPOINT="+jd.entrypoint,
+		"PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1")
+	return append(env, neutralEnv()...)
+}
+
+// contractEnv is the part of a job's environment that is the job's own
+// (DESIGN §3): who it is and its WF_TOKEN. A warm job gets it over the
+// process's environment for the time of the job.
+func contractEnv(c jobCtx) []string {
+	return []string{
 		"WF_JOB_ID=" + c.JobID, "WF_WORKSPACE=" + c.Workspace, "WF_APP=" + c.App,
 		"WF_ACTION=" + c.Action, "WF_COMMIT=" + c.Commit, "WF_ATTEMPT=" + strconv.Itoa(c.Attempt),
 		"WF_GENERATION=" + strconv.FormatInt(c.Generation, 10),
 		"WF_TOKEN=" + c.Token, "WINDFORCE_URL=" + c.URL,
-		"WF_INPUT=" + jd.input, "WF_RESULT=" + jd.result, "WF_ERROR=" + jd.errFile,
-		"WF_CTX=" + jd.ctx, "WF_ENTRYPOINT=" + jd.entrypoint,
-		"PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1",
 	}
-	return append(env, neutralEnv()...)
 }
 
 // remove deletes the job directory (the job's HOME and TMPDIR included).

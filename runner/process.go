@@ -41,15 +41,22 @@ func (r *Runner) run(ctx context.Context, job *spine.ClaimedJob, rt runtimeSpec,
 		return nil, fmt.Errorf("job stopped: %w", context.Cause(ctx))
 	}
 	res, err := r.outcome(job, rt, jd, exit, logs.LastLine())
-	if err != nil {
-		var f *Failure
-		if errors.As(err, &f) && f.Stack != "" {
-			logs.System("error: " + f.Stack)
-		} else {
-			logs.System("error: " + err.Error())
-		}
-	}
+	logFailure(logs, err)
 	return res, err
+}
+
+// logFailure writes a failed job's error (its stack when it has one) as
+// the last line of its logs.
+func logFailure(logs *logSink, err error) {
+	if err == nil {
+		return
+	}
+	var f *Failure
+	if errors.As(err, &f) && f.Stack != "" {
+		logs.System("error: " + f.Stack)
+	} else {
+		logs.System("error: " + err.Error())
+	}
 }
 
 // limits are the job's pinned limits; the sandbox fills and caps them.

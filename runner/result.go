@@ -38,7 +38,7 @@ func (f *Failure) JobError() spine.JobError {
 // allows, whatever the job made of them.
 func (r *Runner) outcome(job *spine.ClaimedJob, rt runtimeSpec, jd *jobDir, exit sandbox.Exit, lastLine string) (json.RawMessage, error) {
 	if exit.OOM {
-		return nil, &Failure{Message: exit.String(), Kind: "out_of_memory"}
+		return nil, exitFailure(exit, "")
 	}
 	f, err := readErrorFile(jd.errFile)
 	if err != nil {
@@ -48,11 +48,7 @@ func (r *Runner) outcome(job *spine.ClaimedJob, rt runtimeSpec, jd *jobDir, exit
 		return nil, f
 	}
 	if !exit.Success() {
-		f = &Failure{Message: exit.String(), Kind: "exit"}
-		if lastLine != "" {
-			f.Message += ": " + lastLine
-		}
-		return nil, f
+		return nil, exitFailure(exit, lastLine)
 	}
 	res, err := r.readResult(jd.result, rt)
 	if err != nil {
@@ -62,6 +58,19 @@ func (r *Runner) outcome(job *spine.ClaimedJob, rt runtimeSpec, jd *jobDir, exit
 		return nil, err
 	}
 	return res, nil
+}
+
+// exitFailure is a job whose process ended without an answer: out of
+// memory, or its exit status with the last line it wrote.
+func exitFailure(exit sandbox.Exit, lastLine string) *Failure {
+	if exit.OOM {
+		return &Failure{Message: exit.String(), Kind: "out_of_memory"}
+	}
+	f := &Failure{Message: exit.String(), Kind: "exit"}
+	if lastLine != "" {
+		f.Message += ": " + lastLine
+	}
+	return f
 }
 
 // readErrorFile reads {"message","stack"} written by a wrapper; a file
@@ -94,6 +103,12 @@ func (r *Runner) readResult(path string, rt runtimeSpec) (json.RawMessage, error
 	if err != nil {
 		return nil, err
 	}
+	return acceptResult(data, rt)
+}
+
+// acceptResult checks a result the runtime gave (within the size limit
+// already): acceptable JSON, compacted.
+func acceptResult(data []byte, rt runtimeSpec) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(data)) == 0 && rt.name == "command" {
 		return json.RawMessage("null"), nil
 	}

@@ -59,7 +59,11 @@ type Config struct {
 	// Sandbox configures the job sandbox (DESIGN §6); Dir is always
 	// among its hidden directories.
 	Sandbox sandbox.Config
-	Logger  *slog.Logger
+	// WarmProcesses caps the warm runtime processes kept (DESIGN §7):
+	// the worker's concurrency, so the pool follows its slots; default
+	// the number of CPUs.
+	WarmProcesses int
+	Logger        *slog.Logger
 }
 
 // Runner runs claimed jobs: it prepares the pinned commit, runs the
@@ -74,6 +78,8 @@ type Runner struct {
 	removals sync.WaitGroup
 	// installLocks serialize the installs of one workspace (install.go).
 	installLocks sync.Map
+	// warm is the pool of warm runtime processes (warm.go).
+	warm *warmPool
 }
 
 // New checks cfg, fills its defaults and creates the directories.
@@ -92,14 +98,16 @@ func New(cfg Config) (*Runner, error) {
 	fillDefaults(&cfg)
 	// Job directories left by a worker that died are stale: one worker
 	// process owns a Dir, so none of them belongs to a running job.
-	if err := os.RemoveAll(cfg.jobsDir()); err != nil {
-		return nil, fmt.Errorf("runner: clean %s: %w", cfg.jobsDir(), err)
+	for _, d := range []string{cfg.jobsDir(), cfg.warmDir()} {
+		if err := os.RemoveAll(d); err != nil {
+			return nil, fmt.Errorf("runner: clean %s: %w", d, err)
+		}
 	}
 	// Searchable but not listable: a job's sandbox can start directly as
 	// its uid when every parent of its paths is (runner/sandbox/direct.go);
 	// nothing below can be listed by other users, and job directories
 	// belong to their job.
-	for _, d := range []string{cfg.commitsDir(), cfg.jobsDir(), cfg.installHome()} {
+	for _, d := range []string{cfg.commitsDir(), cfg.jobsDir(), cfg.warmDir(), cfg.installHome()} {
 		if err := os.MkdirAll(d, 0o711); err != nil {
 			return nil, fmt.Errorf("runner: create %s: %w", d, err)
 		}
@@ -117,6 +125,7 @@ func New(cfg Config) (*Runner, error) {
 		return nil, fmt.Errorf("runner: %w", err)
 	}
 	r.commits = newCommitCache(r)
+	r.warm = newWarmPool(r, cfg.WarmProcesses)
 	return r, nil
 }
 
@@ -146,6 +155,7 @@ func fillDefaults(cfg *Config) {
 
 func (c *Config) commitsDir() string  { return filepath.Join(c.Dir, "commits") }
 func (c *Config) jobsDir() string     { return filepath.Join(c.Dir, "jobs") }
+func (c *Config) warmDir() string     { return filepath.Join(c.Dir, "warm") }
 func (c *Config) installHome() string { return filepath.Join(c.commitsDir(), ".install-home") }
 
 // Handle runs one job; it is the spine.Handler of a windforce worker. Its
@@ -171,6 +181,9 @@ func (r *Runner) handle(ctx context.Context, job *spine.ClaimedJob, token string
 	rt, err := lookupRuntime(job.Pin.Runtime)
 	if err != nil {
 		return nil, logs.Fail(err)
+	}
+	if job.Pin.Warm != nil && rt.warm != "" {
+		return r.warm.run(ctx, job, rt, token, logs)
 	}
 	dir, release, err := r.commits.acquire(ctx, job, rt)
 	if err != nil {
@@ -216,6 +229,7 @@ func (r *Runner) Sandbox() *sandbox.Sandbox { return r.sandbox }
 // Close releases what the runner holds outside its directory (its
 // cgroups). Call it after the worker has stopped.
 func (r *Runner) Close() {
+	r.warm.close()
 	r.removals.Wait()
 	r.sandbox.Close()
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 )
 
-//go:embed wrappers/wrapper.mjs wrappers/wrapper.py
+//go:embed wrappers/wrapper.mjs wrappers/wrapper.py wrappers/warm.mjs wrappers/warm.py
 var wrappers embed.FS
 
 // runtimeSpec says how one runtime of the entry contract starts a job.
@@ -22,12 +22,15 @@ type runtimeSpec struct {
 	wrapper string
 	// args are the arguments before the wrapper path.
 	args []string
+	// warm is the embedded wrapper of its warm processes (DESIGN §7);
+	// empty: the runtime has none and its jobs always start cold.
+	warm string
 }
 
 var runtimes = map[string]runtimeSpec{
-	"bun":     {name: "bun", exe: "bun", wrapper: "wrapper.mjs", args: []string{"--no-install"}},
-	"node":    {name: "node", exe: "node", wrapper: "wrapper.mjs"},
-	"python":  {name: "python", exe: "python3", wrapper: "wrapper.py", args: []string{"-u", "-B"}},
+	"bun":     {name: "bun", exe: "bun", wrapper: "wrapper.mjs", args: []string{"--no-install"}, warm: "warm.mjs"},
+	"node":    {name: "node", exe: "node", wrapper: "wrapper.mjs", warm: "warm.mjs"},
+	"python":  {name: "python", exe: "python3", wrapper: "wrapper.py", args: []string{"-u", "-B"}, warm: "warm.py"},
 	"command": {name: "command"},
 }
 
@@ -61,12 +64,17 @@ func (c *Config) argv(rt runtimeSpec, jd *jobDir) ([]string, error) {
 	if rt.exe == "" {
 		return []string{jd.entrypoint}, nil
 	}
+	return c.runtimeArgv(rt, jd.wrapper)
+}
+
+// runtimeArgv is the runtime's command line running wrapper.
+func (c *Config) runtimeArgv(rt runtimeSpec, wrapper string) ([]string, error) {
 	exe, err := c.executable(rt.exe)
 	if err != nil {
 		return nil, err
 	}
 	args := append([]string{resolveRuntime(exe).exe}, rt.args...)
-	return append(args, jd.wrapper), nil
+	return append(args, wrapper), nil
 }
 
 // resolvedRuntime is a runtime executable as the sandbox must show it.

@@ -99,6 +99,7 @@ func RunWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // describes the job sandbox, for the start line and /readyz.
 func startWorker(ctx context.Context, f *config, cfg runner.Config, s spine.Store, cache objectcache.Cache, m *metrics.Metrics, log *slog.Logger) (w *spine.Worker, closeRunner func(), sandbox string, err error) {
 	cfg.Store, cfg.Cache, cfg.Logger = s, cache, log
+	cfg.WarmProcesses = f.concurrency // the warm pool follows the worker's slots
 	r, err := runner.New(cfg)
 	if err != nil {
 		return nil, nil, "", err

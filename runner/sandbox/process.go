@@ -103,7 +103,7 @@ func (s *Sandbox) launch(spec Spec, uid uint32, cg *jobCgroup) (*Process, error)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = spec.Env, "/"
 	cmd.Stdout, cmd.Stderr = spec.Stdout, spec.Stderr
-	cmd.ExtraFiles = []*os.File{infoW, blockR}
+	cmd.ExtraFiles = append([]*os.File{infoW, blockR}, spec.ExtraFiles...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if direct {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}

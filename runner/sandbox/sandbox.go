@@ -223,6 +223,9 @@ type Spec struct {
 	// Marker is an "NAME=value" entry of Env that marks the tree's
 	// processes when the sandbox is off (found in /proc/*/environ).
 	Marker string
+	// ExtraFiles are handed to the command as descriptors ExtraFD,
+	// ExtraFD+1, … (a warm runtime's request and response pipes).
+	ExtraFiles []*os.File
 }
 
 // Exit is how a process tree ended.

@@ -1,5 +1,8 @@
 // Conformance fixture for the bun runtime: ctx.action picks the case.
 import { writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+
+let runs = 0;
 
 export async function main(input: any, ctx: any): Promise<unknown> {
   switch (ctx.action) {
@@ -27,6 +30,34 @@ export async function main(input: any, ctx: any): Promise<unknown> {
       try { writeFileSync("main.ts", "overwritten"); return { wrote: true }; } catch { return { wrote: false }; }
     case "generation":
       return { generation: ctx.generation };
+    case "count":
+      // Module state: survives between jobs of one warm process.
+      runs += 1;
+      return { runs, pid: process.pid };
+    case "getenv":
+      return { token: process.env.WF_TOKEN ?? null, job: process.env.WF_JOB_ID ?? null, leak: process.env.LEAK ?? null };
+    case "setenv":
+      process.env.LEAK = input.value;
+      return { ok: true };
+    case "spawn": {
+      // A child with a command line of the test's choosing, to find it
+      // from the host; the job waits for it.
+      console.log("started");
+      const child = spawn("sleep", [String(input.seconds)], { stdio: "ignore" });
+      await new Promise((resolve) => child.on("exit", resolve));
+      return { slept: true };
+    }
+    case "orphan":
+      spawn("sleep", [String(input.seconds)], { stdio: "ignore", detached: true }).unref();
+      return { ok: true };
+    case "segv":
+      process.kill(process.pid, "SIGSEGV");
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      return { alive: true };
+    case "late":
+      // Output right before the answer: it must land in this job's logs.
+      for (let i = 0; i < input.n; i++) console.log(`late-${input.tag}-${i}`);
+      return { ok: true };
     case "token":
       console.log(`token is ${ctx.token} ok`);
       return { ok: true };

@@ -1,6 +1,10 @@
 """Conformance fixture for the python runtime."""
 import os
+import signal
+import subprocess
 import sys
+
+runs = 0
 
 
 def main(input, ctx):
@@ -33,6 +37,32 @@ def main(input, ctx):
             return {"wrote": True}
         except OSError:
             return {"wrote": False}
+    if action == "count":
+        # Module state: survives between jobs of one warm process.
+        global runs
+        runs += 1
+        return {"runs": runs, "pid": os.getpid()}
+    if action == "getenv":
+        return {"token": os.environ.get("WF_TOKEN"), "job": os.environ.get("WF_JOB_ID"), "leak": os.environ.get("LEAK")}
+    if action == "setenv":
+        os.environ["LEAK"] = input["value"]
+        return {"ok": True}
+    if action == "spawn":
+        print("started", flush=True)
+        subprocess.run(["sleep", str(input["seconds"])], check=False)
+        return {"slept": True}
+    if action == "orphan":
+        subprocess.Popen(["sleep", str(input["seconds"])], start_new_session=True)
+        return {"ok": True}
+    if action == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)
+        return {"alive": True}
+    if action == "exit_hard":
+        os._exit(3)
+    if action == "late":
+        for i in range(input["n"]):
+            print("late-%s-%d" % (input["tag"], i))
+        return {"ok": True}
     if action == "token":
         print("token is " + ctx["token"] + " ok")
         return {"ok": True}

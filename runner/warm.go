@@ -1,0 +1,383 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/windforce/windforce/spine"
+)
+
+// Warm runtimes (DESIGN §7, docs/WORKERS.md "Warm runtimes"): a job whose
+// pin has Warm set runs in a long-lived process of its runtime that has
+// imported the entrypoint once, instead of a fresh process tree.
+//
+//	Handle ── Pin.Warm, bun|node|python ──▶ warmPool.run
+//	   acquire: an idle process of the job's warmKey (LIFO), else start one
+//	            (evicting the least recently used idle process past the cap)
+//	   serve:   request line (seq, fence, input, ctx, env) ─fd 5─▶ wrapper
+//	            stdout+stderr ─pipe─▶ warmOutput ─up to the fence─▶ logSink
+//	            answer frame ◀─fd 6── result | error (bounded as cold files)
+//	   after:   leftovers of the job killed; recycled past max_jobs, near its
+//	            memory limit, on a newer commit of its app, or idle past idle
+//	   ctx done (cancel│timeout│lost lease) ─▶ SIGTERM tree, grace, SIGKILL;
+//	            the next job gets a fresh process
+//
+// A process holds no worker slot: only the job it serves does, and the
+// pool never holds more processes than the worker has slots.
+
+// warmKey is everything a warm process depends on: a process never serves
+// a job whose key differs in anything.
+type warmKey struct {
+	workspace, source, commit, app string
+	runtime, entrypoint            string
+	limits                         spine.Limits
+	policy                         spine.Warm
+}
+
+func keyOf(job *spine.ClaimedJob, rt runtimeSpec) warmKey {
+	return warmKey{workspace: job.Workspace, source: job.Pin.GitSourceID, commit: job.Pin.CommitSHA,
+		app: job.Pin.AppKey, runtime: rt.name, entrypoint: job.Pin.Entrypoint,
+		limits: job.Pin.Limits, policy: warmPolicy(job.Pin.Warm)}
+}
+
+// warmPolicy fills a pin's unset fields from spine.DefaultWarm.
+func warmPolicy(w *spine.Warm) spine.Warm {
+	p := *w
+	if p.MaxJobs <= 0 {
+		p.MaxJobs = spine.DefaultWarm.MaxJobs
+	}
+	if p.Idle <= 0 {
+		p.Idle = spine.DefaultWarm.Idle
+	}
+	return p
+}
+
+// appKey names an app across its commits.
+type appKey struct{ workspace, app string }
+
+// commitSeen is the newest commit of an app the pool has seen, by the
+// creation time of the job that pinned it.
+type commitSeen struct {
+	source, commit string
+	created        time.Time
+}
+
+// warmPool is the runner's warm processes.
+type warmPool struct {
+	r   *Runner
+	max int
+
+	mu       sync.Mutex
+	idle     map[warmKey][]*warmProc // most recently used last
+	procs    map[*warmProc]bool      // every live process: starting, busy, idle
+	latest   map[appKey]commitSeen
+	nextID   int
+	closed   bool
+	retiring sync.WaitGroup
+}
+
+func newWarmPool(r *Runner, max int) *warmPool {
+	if max <= 0 {
+		max = runtime.NumCPU()
+	}
+	return &warmPool{r: r, max: max, idle: map[warmKey][]*warmProc{}, procs: map[*warmProc]bool{}, latest: map[appKey]commitSeen{}}
+}
+
+// run serves one job in a warm process.
+func (pl *warmPool) run(ctx context.Context, job *spine.ClaimedJob, rt runtimeSpec, token string, logs *logSink) (json.RawMessage, error) {
+	if !pl.r.sandbox.Enabled() {
+		logs.System("sandbox off: this job runs as the worker's user and can read the worker's files and environment")
+	}
+	key := keyOf(job, rt)
+	wp, err := pl.acquire(ctx, job, rt, key, logs)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("job stopped: %w", context.Cause(ctx))
+		}
+		logFailure(logs, err)
+		return nil, err
+	}
+	c := newJobCtx(job, token, pl.r.cfg.URL)
+	a, err := wp.serve(ctx, c, job.Input, envMap(contractEnv(c)), logs)
+	if ctx.Err() != nil {
+		logs.System(fmt.Sprintf("stopping the job (%v): SIGTERM, then SIGKILL after %s", context.Cause(ctx), pl.r.cfg.KillGrace))
+		wp.stop(pl.r.cfg.KillGrace)
+		pl.done(wp, job)
+		return nil, fmt.Errorf("job stopped: %w", context.Cause(ctx))
+	}
+	pl.done(wp, job)
+	if err == nil {
+		var res json.RawMessage
+		if res, err = pl.answer(job, rt, a); err == nil {
+			return res, nil
+		}
+	}
+	logFailure(logs, err)
+	return nil, err
+}
+
+// answer turns an answer frame into the job's result or failure, checked
+// as a cold job's result file is.
+func (pl *warmPool) answer(job *spine.ClaimedJob, rt runtimeSpec, a warmAnswer) (json.RawMessage, error) {
+	switch {
+	case a.kind == "error":
+		return nil, warmError(a)
+	case a.kind != "result":
+		return nil, fmt.Errorf("%w: %q answer", errWarmProtocol, a.kind)
+	case a.err != nil:
+		return nil, a.err
+	}
+	res, err := acceptResult(a.data, rt)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateOutput(job.Pin.OutputSchema, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// envMap turns NAME=value entries into the request's env.
+func envMap(env []string) map[string]string {
+	m := make(map[string]string, len(env))
+	for _, e := range env {
+		k, v, _ := strings.Cut(e, "=")
+		m[k] = v
+	}
+	return m
+}
+
+// acquire takes an idle process of key, or starts one. A job of a newer
+// commit of its app first drains the idle processes of older commits.
+func (pl *warmPool) acquire(ctx context.Context, job *spine.ClaimedJob, rt runtimeSpec, key warmKey, logs *logSink) (*warmProc, error) {
+	pl.mu.Lock()
+	if pl.closed {
+		pl.mu.Unlock()
+		return nil, fmt.Errorf("runner: closed")
+	}
+	pl.noteCommit(job)
+	if list := pl.idle[key]; len(list) > 0 {
+		wp := list[len(list)-1]
+		pl.setIdle(key, list[:len(list)-1])
+		wp.busy = true
+		wp.idleGen++
+		wp.idleTimer.Stop()
+		pl.mu.Unlock()
+		return wp, nil
+	}
+	for len(pl.procs) >= pl.max && pl.evictOne() {
+	}
+	pl.nextID++
+	wp := &warmProc{id: "w" + strconv.Itoa(pl.nextID) + "-" + strconv.Itoa(os.Getpid()), key: key, busy: true,
+		answers: make(chan warmAnswer, 1), out: &warmOutput{}, outDone: make(chan struct{}), started: time.Now()}
+	pl.procs[wp] = true
+	pl.mu.Unlock()
+	if err := pl.startWarm(ctx, job, rt, wp, logs); err != nil {
+		pl.retire(wp)
+		return nil, err
+	}
+	return wp, nil
+}
+
+// noteCommit records the job's commit as its app's newest when the job
+// was created after every job seen so far, and drains the idle processes
+// of the app's other commits. Callers hold mu.
+func (pl *warmPool) noteCommit(job *spine.ClaimedJob) {
+	ak := appKey{job.Workspace, job.Pin.AppKey}
+	seen, ok := pl.latest[ak]
+	if ok && !job.CreatedAt.After(seen.created) {
+		return
+	}
+	pl.latest[ak] = commitSeen{source: job.Pin.GitSourceID, commit: job.Pin.CommitSHA, created: job.CreatedAt}
+	if ok && seen.commit == job.Pin.CommitSHA && seen.source == job.Pin.GitSourceID {
+		return
+	}
+	for k, list := range pl.idle {
+		if k.workspace == ak.workspace && k.app == ak.app && (k.commit != job.Pin.CommitSHA || k.source != job.Pin.GitSourceID) {
+			delete(pl.idle, k)
+			for _, wp := range list {
+				pl.retireLocked(wp)
+			}
+		}
+	}
+}
+
+// stale reports whether a newer commit of key's app has been seen.
+// Callers hold mu.
+func (pl *warmPool) stale(key warmKey) bool {
+	seen, ok := pl.latest[appKey{key.workspace, key.app}]
+	return ok && (seen.commit != key.commit || seen.source != key.source)
+}
+
+// evictOne retires the least recently used idle process; false when
+// none is idle. Callers hold mu.
+func (pl *warmPool) evictOne() bool {
+	var oldest *warmProc
+	for _, list := range pl.idle {
+		if len(list) > 0 && (oldest == nil || list[0].idleSince.Before(oldest.idleSince)) {
+			oldest = list[0]
+		}
+	}
+	if oldest == nil {
+		return false
+	}
+	pl.setIdle(oldest.key, slices.DeleteFunc(pl.idle[oldest.key], func(w *warmProc) bool { return w == oldest }))
+	pl.retireLocked(oldest)
+	return true
+}
+
+func (pl *warmPool) setIdle(key warmKey, list []*warmProc) {
+	if len(list) == 0 {
+		delete(pl.idle, key)
+		return
+	}
+	pl.idle[key] = list
+}
+
+// done takes a process back after its job: what the job left running is
+// killed; the process is recycled when it is gone or dying, has served
+// max_jobs, is near its memory limit (or the kernel killed part of it for
+// memory), serves an app's older commit, or the pool is closed.
+// Otherwise it waits idle, for at most the policy's idle time.
+func (pl *warmPool) done(wp *warmProc, job *spine.ClaimedJob) {
+	alive := wp.alive()
+	if alive {
+		wp.p.KillOthers(wp.main)
+	}
+	mem, _ := wp.memory()
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	wp.jobs++
+	wp.busy = false
+	if !alive || pl.closed || wp.jobs >= wp.key.policy.MaxJobs || wp.overMemory(mem) || pl.stale(wp.key) {
+		pl.retireLocked(wp)
+		return
+	}
+	wp.idleMem = mem
+	wp.idleSince = time.Now()
+	wp.idleGen++
+	gen := wp.idleGen
+	wp.idleTimer = time.AfterFunc(wp.key.policy.Idle, func() { pl.expire(wp, gen) })
+	pl.idle[wp.key] = append(pl.idle[wp.key], wp)
+}
+
+// expire retires a process idle since generation gen.
+func (pl *warmPool) expire(wp *warmProc, gen int) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if wp.busy || wp.idleGen != gen || !pl.procs[wp] {
+		return
+	}
+	pl.setIdle(wp.key, slices.DeleteFunc(pl.idle[wp.key], func(w *warmProc) bool { return w == wp }))
+	pl.retireLocked(wp)
+}
+
+// alive reports whether the process is still running.
+func (wp *warmProc) alive() bool {
+	select {
+	case <-wp.p.Done():
+		return false
+	default:
+		return wp.main > 0
+	}
+}
+
+// overMemory: past 90% of its memory limit, or the kernel killed part of
+// the tree for memory; a next job would likely run out.
+func (wp *warmProc) overMemory(mem int64) bool {
+	limit := wp.p.Limits().Memory
+	return wp.p.OOMKilled() || (limit > 0 && mem > limit/10*9)
+}
+
+// retire ends a process that serves no job any more.
+func (pl *warmPool) retire(wp *warmProc) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.retireLocked(wp)
+}
+
+// retireLocked removes wp from the pool and ends it in the background:
+// its request pipe is closed (the wrapper exits), and what is left after
+// a moment is killed. Callers hold mu.
+func (pl *warmPool) retireLocked(wp *warmProc) {
+	if !pl.procs[wp] {
+		return
+	}
+	delete(pl.procs, wp)
+	if wp.idleTimer != nil {
+		wp.idleTimer.Stop()
+	}
+	pl.retiring.Add(1)
+	go func() {
+		defer pl.retiring.Done()
+		wp.end()
+	}()
+}
+
+// end stops the process (if it started) and removes what it held.
+func (wp *warmProc) end() {
+	wp.stopOnce.Do(func() {
+		if wp.p != nil {
+			wp.requests.Close()
+			select {
+			case <-wp.p.Done():
+			case <-time.After(pipeDrainWait):
+			}
+			wp.stop(0)
+			select {
+			case <-wp.outDone:
+			case <-time.After(pipeDrainWait):
+			}
+		}
+		if wp.dir != "" {
+			_ = os.RemoveAll(wp.dir)
+		}
+		if wp.release != nil {
+			wp.release()
+		}
+	})
+}
+
+// memory is the process's memory use now: its cgroup's, or its resident
+// set with the sandbox off.
+func (wp *warmProc) memory() (int64, bool) {
+	if wp.p == nil {
+		return 0, false
+	}
+	if n, ok := wp.p.MemoryUsage(); ok {
+		return n, true
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(wp.main) + "/statm")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 2 {
+		return 0, false
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize()), err == nil
+}
+
+// close retires every process and waits for them; the worker has stopped,
+// so none is serving a job.
+func (pl *warmPool) close() {
+	pl.mu.Lock()
+	pl.closed = true
+	for wp := range pl.procs {
+		if !wp.busy {
+			pl.retireLocked(wp)
+		}
+	}
+	pl.idle = map[warmKey][]*warmProc{}
+	pl.mu.Unlock()
+	pl.retiring.Wait()
+}
