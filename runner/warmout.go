@@ -67,8 +67,19 @@ func (o *warmOutput) Write(p []byte) (int, error) {
 		o.w, o.fence = nil, nil
 		return len(p), nil
 	}
-	keep := tokenStart(string(data), string(o.fence))
+	keep := fenceStart(data, o.fence)
 	_, _ = o.w.Write(data[:len(data)-keep])
 	o.held = append([]byte(nil), data[len(data)-keep:]...)
 	return len(p), nil
+}
+
+// fenceStart is the length of the longest tail of data that is the start
+// of fence (not all of it), 0 when none is.
+func fenceStart(data, fence []byte) int {
+	for k := min(len(fence)-1, len(data)); k > 0; k-- {
+		if bytes.HasSuffix(data, fence[:k]) {
+			return k
+		}
+	}
+	return 0
 }
