@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,12 +62,15 @@ func (h *harness) count(f runtimeFixture, commit string) count {
 	return c
 }
 
-// warmPids are the host pids of the pool's processes.
-func (h *harness) warmPids() []int {
+// warmPids are the host pids of the pool's processes of app.
+func (h *harness) warmPids(app string) []int {
 	var pids []int
 	for _, p := range h.runner.WarmStats().Each {
-		pids = append(pids, p.Pid)
+		if p.App == app && p.Pid > 0 {
+			pids = append(pids, p.Pid)
+		}
 	}
+	slices.Sort(pids)
 	return pids
 }
 

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 runs = 0
+hog = None
 
 
 def main(input, ctx):
@@ -42,6 +43,11 @@ def main(input, ctx):
         global runs
         runs += 1
         return {"runs": runs, "pid": os.getpid()}
+    if action == "hog":
+        # Module state holding memory past the job.
+        global hog
+        hog = b"\x01" * input["bytes"]
+        return {"ok": True}
     if action == "getenv":
         return {"token": os.environ.get("WF_TOKEN"), "job": os.environ.get("WF_JOB_ID"), "leak": os.environ.get("LEAK")}
     if action == "setenv":
