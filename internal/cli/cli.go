@@ -67,6 +67,11 @@ Client commands (WINDFORCE_URL, WINDFORCE_TOKEN, WINDFORCE_WORKSPACE or --url, -
   windforce token create --workspace W --scopes read,run [--label L]
   windforce seed FILE.jsonl [--app A --action X]
                                            enqueue one job per line (trigger seed)
+  windforce events sinks add --kind nats|webhook URL [--subject P] [--types a,b] [--id ID]
+  windforce events sinks list | events sinks rm ID
+  windforce events deliveries SINK [--status pending|delivered|failed]
+  windforce events tail [--json] [--type a,b] [--after SEQ | --all]
+                                           follow the workspace's events live (docs/EVENTS.md)
 
 Configuration comes from flags or WINDFORCE_* environment variables.
 `
@@ -92,7 +97,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return RunWorker(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return runBench(ctx, args[1:], stdout, stderr)
-	case "run", "jobs", "sources", "schedules", "apps", "token", "seed":
+	case "run", "jobs", "sources", "schedules", "apps", "token", "seed", "events":
 		return runClientCommand(ctx, args, stdout, stderr)
 	case "dev":
 		return RunDev(ctx, args[1:], stdout, stderr)
@@ -105,7 +110,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func runClientCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"run": runRun, "jobs": runJobs, "sources": runSources, "schedules": runSchedules,
-		"apps": runApps, "token": runToken, "seed": runSeed,
+		"apps": runApps, "token": runToken, "seed": runSeed, "events": runEvents,
 	}
 	return cmds[args[0]](ctx, args[1:], stdout, stderr)
 }
