@@ -60,6 +60,10 @@ type JobView struct {
 	// and coalesce key created after this one, null when there is none:
 	// a job that finds it set discards its result (docs/QUEUE.md).
 	SupersededBy *string `json:"superseded_by"`
+	// Secrets are the workspace secrets the job's last attempt received
+	// at claim, by name and version ("slack_token@3", DESIGN §8); empty
+	// until a worker resolved them, and for a job that names none.
+	Secrets []string `json:"secrets"`
 }
 
 // ViewJob renders j in the API shape.
@@ -75,8 +79,17 @@ func ViewJob(j spine.Job) JobView {
 		CreatedAt: j.CreatedAt, ScheduledFor: timeOrNil(j.ScheduledFor), StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
 		Result: j.Result, Error: j.Error, LastError: j.LastError,
 		CanceledBy: j.CanceledBy, CanceledReason: j.CanceledReason,
-		Limits: limitsOrNil(j.Pin.Limits),
+		Limits:  limitsOrNil(j.Pin.Limits),
+		Secrets: orEmpty(j.Secrets),
 	}
+}
+
+// orEmpty is s, or an empty list for nil (the job view shows [], not null).
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // viewJobLabeled is ViewJob with the labels of the tokens in created_by

@@ -375,6 +375,9 @@ type Job struct {
 	// none or the job has no coalesce key. A job reads it before writing
 	// its side effects and discards its result when it is set.
 	SupersededBy uuid.UUID
+	// Secrets are the workspace secrets the job's last attempt received
+	// at claim, as "name@version" (DESIGN §8); never a value.
+	Secrets []string
 }
 
 // LogChunk is one ordered piece of a job's output.

@@ -49,4 +49,5 @@ type Executor interface {
 	CatalogExecutor
 	ScheduleExecutor
 	AuthExecutor
+	JobSecretsExecutor
 }

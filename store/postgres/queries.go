@@ -41,6 +41,7 @@ var (
 	qSetZombieTimeout     = mustQuery("set_zombie_timeout")
 	qGetJob               = mustQuery("get_job")
 	qAppendLog            = mustQuery("append_log")
+	qJobSetSecrets        = mustQuery("job_set_secrets")
 	qLogs                 = mustQuery("logs")
 	qAudit                = mustQuery("audit")
 	qMigrateLock          = mustQuery("migrate_lock")

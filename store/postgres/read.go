@@ -51,7 +51,7 @@ func scanJob(row pgx.CollectableRow) (spine.Job, error) {
 		&limits.memory, &limits.pids, &limits.cpu,
 		&status, &j.Priority, &scheduled, &started, &finished, &j.Worker,
 		&j.Attempt, &j.Restarts, &j.Generation, &j.Ping,
-		&result, &jobErr, &lastErr, &j.CanceledBy, &j.CanceledReason, &superseded)
+		&result, &jobErr, &lastErr, &j.CanceledBy, &j.CanceledReason, &superseded, &j.Secrets)
 	if err != nil {
 		return j, err
 	}

@@ -57,6 +57,7 @@ const (
 	qSchemaInsert         query = "schema_insert"
 	qSchemaTouch          query = "schema_touch"
 	qSweepSchemas         query = "sweep_schemas"
+	qJobSetSecrets        query = "job_set_secrets"
 )
 
 // Statements on the reader pool.
@@ -84,7 +85,7 @@ var (
 		qJobState, qCancelWaiting, qCancelMark, qAuditInsert, qReopenDelete,
 		qReapLock, qReapRequeue, qReapFinish, qReapDelete,
 		qSweep, qSweepJob, qSweepLogs, qSweepAudit,
-		qSetZombieTimeout, qAppendLog,
+		qSetZombieTimeout, qAppendLog, qJobSetSecrets,
 		qSchemaUsedAt, qSchemaInsert, qSchemaTouch, qSweepSchemas,
 		qCatalogPutSource, qCatalogSyncError, qCatalogSetHookSecret, qCatalogApplyLock, qCatalogAppOwners,
 		qCatalogDeleteActions, qCatalogDeleteApps, qCatalogInsertApp, qCatalogInsertAction,

@@ -43,6 +43,7 @@ func scanJob(rows *sql.Rows) (spine.Job, error) {
 		canceledBy, canceledWhy            sql.NullString
 		limits                             limitCols
 		superseded                         uuid.NullUUID
+		received                           sql.NullString
 	)
 	err := rows.Scan(&j.ID, &j.Workspace, &j.TriggerKind, &j.TriggerRef, &j.CreatedBy, &createdAt, &input,
 		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey, &j.Pin.Entrypoint, &j.Pin.Runtime,
@@ -51,8 +52,11 @@ func scanJob(rows *sql.Rows) (spine.Job, error) {
 		&limits.memory, &limits.pids, &limits.cpu,
 		&j.Priority, &status, &scheduledFor, &startedAt, &completed, &worker,
 		&attempt, &restarts, &generation, &ping,
-		&result, &errText, &lastErr, &canceledBy, &canceledWhy, &superseded)
+		&result, &errText, &lastErr, &canceledBy, &canceledWhy, &superseded, &received)
 	if err != nil {
+		return j, err
+	}
+	if j.Secrets, err = decodeJobSecrets(received); err != nil {
 		return j, err
 	}
 	j.CreatedAt = fromMicros(createdAt)
