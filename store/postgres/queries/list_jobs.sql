@@ -23,7 +23,8 @@ SELECT j.id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created
         WHERE j.coalesce_key IS NOT NULL AND n.coalesce_key = j.coalesce_key
           AND n.workspace = j.workspace AND n.app_key = j.app_key AND n.action_key = j.action_key
           AND (n.created_at, n.id) > (j.created_at, j.id)
-        ORDER BY n.created_at DESC, n.id DESC LIMIT 1)
+        ORDER BY n.created_at DESC, n.id DESC LIMIT 1),
+       j.secrets
 FROM job j
 LEFT JOIN job_queue q ON q.job_id = j.id
 LEFT JOIN job_completed c ON c.job_id = j.id
