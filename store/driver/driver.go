@@ -50,4 +50,5 @@ type Executor interface {
 	ScheduleExecutor
 	AuthExecutor
 	JobSecretsExecutor
+	EventExecutor
 }

@@ -61,6 +61,9 @@ type Driver struct {
 	// completions is fed by the listener from doneChannel: jobs finished
 	// by any process on this database.
 	completions spine.Completions
+	// horizon is the final prefix of event_outbox this process's
+	// EventsAfter reads have found (events.go).
+	horizon eventHorizon
 
 	// exec runs operations on the pool (Executor).
 	exec *executor

@@ -103,6 +103,7 @@ var (
 		qWebhookSecret,
 		qListJobs, qCountJobs,
 		qScheduleList, qScheduleGet, qScheduleDue,
+		qEventsAfter,
 	}
 	migrationQueries = []query{qMigrateTable, qMigrateRecord, qMigrateExists, qSchemaVersion}
 )
