@@ -71,7 +71,13 @@ type App struct {
 	Retry      spine.RetryPolicy
 	// Limits are the app's resource limits (manifest limits:); a zero
 	// field is not set and leaves the worker's default (DESIGN §6).
-	Limits    spine.Limits
+	Limits spine.Limits
+	// Env is the app's environment (manifest env:), sorted by name, nil
+	// when empty: literals and references to workspace secrets.
+	Env []spine.EnvVar
+	// Warm is the app's warm-runtime policy (manifest warm:), nil for
+	// cold.
+	Warm      *spine.Warm
 	UpdatedAt time.Time
 	// Actions, sorted by key.
 	Actions []Action
@@ -79,7 +85,8 @@ type App struct {
 
 // Action is one action of an app. Zero Timeout, empty Tag and nil Retry
 // mean "the app's value"; so does each zero field of Limits, which
-// overrides the app's limits field by field.
+// overrides the app's limits field by field. Env is merged over the app's
+// per name; Warm replaces the app's when set (see Pin).
 type Action struct {
 	Key          string
 	InputSchema  json.RawMessage
@@ -88,6 +95,23 @@ type Action struct {
 	Tag          string
 	Retry        *spine.RetryPolicy
 	Limits       spine.Limits
+	// Env are the action's own variables, sorted by name, nil when none;
+	// each replaces the app's variable of its name.
+	Env []spine.EnvVar
+	// Warm is nil for the app's policy, Cold() (`warm: false`) for a cold
+	// action of a warm app, or the action's own policy.
+	Warm *spine.Warm
+}
+
+// Cold is an action's `warm: false` (a zero Warm, which serves no job):
+// its jobs run cold whatever its app says. Only an action's Warm takes
+// it; Pin turns it into a nil Warm.
+func Cold() *spine.Warm { return &spine.Warm{} }
+
+// IsCold reports whether w is an action's `warm: false` (a Warm that
+// serves no job), as opposed to nil ("the app's").
+func IsCold(w *spine.Warm) bool {
+	return w != nil && w.MaxJobs == 0
 }
 
 // SyncParams replaces the catalog entries of one source with the apps of

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/windforce/windforce/spine"
@@ -19,10 +20,19 @@ type Overrides struct {
 	LimitMemory   *int64
 	LimitPids     *int
 	LimitCPU      *float64
+	// Env is the action's own variables as JSON text (spine.EnvColumn).
+	Env *string
+	// Warm is the action's warm policy as JSON text (spine.WarmColumn),
+	// or "false" for Cold().
+	Warm *string
 }
 
+// coldColumn is Cold in an action's warm column.
+const coldColumn = "false"
+
 // OverridesOf is the columns a store writes for a: a zero Timeout, an
-// empty Tag, a nil Retry and each zero field of Limits are NULL.
+// empty Tag, a nil Retry, each zero field of Limits, an empty Env and a
+// nil Warm are NULL.
 func OverridesOf(a Action) Overrides {
 	var o Overrides
 	if a.Timeout > 0 {
@@ -45,15 +55,23 @@ func OverridesOf(a Action) Overrides {
 	if a.Limits.CPU > 0 {
 		o.LimitCPU = &a.Limits.CPU
 	}
+	o.Env = spine.EnvColumn(a.Env)
+	if IsCold(a.Warm) {
+		cold := coldColumn
+		o.Warm = &cold
+	} else {
+		o.Warm = spine.WarmColumn(a.Warm)
+	}
 	return o
 }
 
-// Apply sets a's timeout, tag, retry and limits from the columns o, the
+// Apply sets a's timeout, tag, retry, limits, env and warm from the columns o, the
 // inverse of OverridesOf: a NULL column is the zero value, which Pin reads
 // as "the app's value". A retry policy overrides the app's only when all
-// three of its columns are set; a partial one is the app's.
-func (o Overrides) Apply(a *Action) {
-	a.Timeout, a.Tag, a.Retry, a.Limits = 0, "", nil, spine.Limits{}
+// three of its columns are set; a partial one is the app's. The error is
+// an env or warm column that is not what OverridesOf writes.
+func (o Overrides) Apply(a *Action) error {
+	a.Timeout, a.Tag, a.Retry, a.Limits, a.Env, a.Warm = 0, "", nil, spine.Limits{}, nil, nil
 	if o.TimeoutMS != nil {
 		a.Timeout = time.Duration(*o.TimeoutMS) * time.Millisecond
 	}
@@ -76,4 +94,14 @@ func (o Overrides) Apply(a *Action) {
 	if o.LimitCPU != nil {
 		a.Limits.CPU = *o.LimitCPU
 	}
+	var err error
+	if a.Env, err = spine.ParseEnvColumn(o.Env); err != nil {
+		return fmt.Errorf("action %s: %w", a.Key, err)
+	}
+	if o.Warm != nil && *o.Warm == coldColumn {
+		a.Warm = Cold()
+	} else if a.Warm, err = spine.ParseWarmColumn(o.Warm); err != nil {
+		return fmt.Errorf("action %s: %w", a.Key, err)
+	}
+	return nil
 }

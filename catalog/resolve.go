@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/windforce/windforce/spine"
 )
@@ -22,6 +23,8 @@ func Pin(app App, action Action) spine.Pin {
 		Tag:          app.Tag,
 		Retry:        app.Retry,
 		Limits:       MergeLimits(app.Limits, action.Limits),
+		Env:          MergeEnv(app.Env, action.Env),
+		Warm:         MergeWarm(app.Warm, action.Warm),
 	}
 	if action.Timeout > 0 {
 		p.Timeout = action.Timeout
@@ -50,6 +53,36 @@ func MergeLimits(app, action spine.Limits) spine.Limits {
 		l.CPU = action.CPU
 	}
 	return l
+}
+
+// MergeEnv is the environment a job of an action pins: the app's
+// variables with the action's over them, name by name, sorted by name;
+// nil when both are empty. Neither input is changed.
+func MergeEnv(app, action []spine.EnvVar) []spine.EnvVar {
+	if len(action) == 0 {
+		return spine.SortEnv(slices.Clone(app))
+	}
+	out := make([]spine.EnvVar, 0, len(app)+len(action))
+	for _, v := range app {
+		if !slices.ContainsFunc(action, func(a spine.EnvVar) bool { return a.Name == v.Name }) {
+			out = append(out, v)
+		}
+	}
+	return spine.SortEnv(append(out, action...))
+}
+
+// MergeWarm is the warm policy a job of an action pins: the action's when
+// it sets one (nil for Cold), the app's otherwise. The result is a copy.
+func MergeWarm(app, action *spine.Warm) *spine.Warm {
+	w := app
+	if action != nil {
+		w = action
+	}
+	if w == nil || IsCold(w) {
+		return nil
+	}
+	c := *w
+	return &c
 }
 
 // Resolve turns a request into the spine's enqueue parameters for (app,

@@ -42,6 +42,10 @@ type ActionView struct {
 	Timeout      string          `json:"timeout"`
 	Tag          string          `json:"tag"`
 	Retry        RetryView       `json:"retry"`
+	// Env and Warm are what a job of the action pins: the action's
+	// variables over the app's, the action's warm policy or the app's.
+	Env  EnvView   `json:"env,omitempty"`
+	Warm *WarmView `json:"warm,omitempty"`
 }
 
 // RetryView is a retry policy with the backoff as duration text ("5s"),
@@ -59,25 +63,31 @@ func viewRetry(p spine.RetryPolicy) RetryView {
 // AppView is one app of the catalog: where its code is, its defaults and
 // its actions with the values a job of each would pin.
 type AppView struct {
-	App        string       `json:"app"`
-	Source     string       `json:"git_source_id"`
-	CommitSHA  string       `json:"commit_sha"`
-	Entrypoint string       `json:"entrypoint"`
-	Runtime    string       `json:"runtime"`
-	Timeout    string       `json:"timeout"`
-	Tag        string       `json:"tag"`
-	Retry      RetryView    `json:"retry"`
-	UpdatedAt  time.Time    `json:"updated_at"`
-	Actions    []ActionView `json:"actions"`
+	App        string    `json:"app"`
+	Source     string    `json:"git_source_id"`
+	CommitSHA  string    `json:"commit_sha"`
+	Entrypoint string    `json:"entrypoint"`
+	Runtime    string    `json:"runtime"`
+	Timeout    string    `json:"timeout"`
+	Tag        string    `json:"tag"`
+	Retry      RetryView `json:"retry"`
+	// Env is the app's environment (literals and {"secret": NAME}
+	// references), Warm its warm-runtime policy; absent when none.
+	Env       EnvView      `json:"env,omitempty"`
+	Warm      *WarmView    `json:"warm,omitempty"`
+	UpdatedAt time.Time    `json:"updated_at"`
+	Actions   []ActionView `json:"actions"`
 }
 
 func viewApp(a catalog.App) AppView {
 	v := AppView{App: a.Key, Source: a.SourceID, CommitSHA: a.CommitSHA, Entrypoint: a.Entrypoint, Runtime: a.Runtime,
-		Timeout: a.Timeout.String(), Tag: a.Tag, Retry: viewRetry(a.Retry), UpdatedAt: a.UpdatedAt, Actions: []ActionView{}}
+		Timeout: a.Timeout.String(), Tag: a.Tag, Retry: viewRetry(a.Retry), Env: viewEnv(a.Env), Warm: viewWarm(a.Warm),
+		UpdatedAt: a.UpdatedAt, Actions: []ActionView{}}
 	for _, act := range a.Actions {
 		p := catalog.Pin(a, act)
 		v.Actions = append(v.Actions, ActionView{Action: act.Key, InputSchema: act.InputSchema,
-			OutputSchema: act.OutputSchema, Timeout: p.Timeout.String(), Tag: p.Tag, Retry: viewRetry(p.Retry)})
+			OutputSchema: act.OutputSchema, Timeout: p.Timeout.String(), Tag: p.Tag, Retry: viewRetry(p.Retry),
+			Env: viewEnv(p.Env), Warm: viewWarm(p.Warm)})
 	}
 	return v
 }

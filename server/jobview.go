@@ -47,6 +47,12 @@ type JobView struct {
 	// Limits are the pinned manifest limits (memory in bytes, pids, cpu in
 	// cores), before the worker caps them; absent when none is set.
 	Limits *spine.Limits `json:"limits,omitempty"`
+	// Env is the pinned environment as the manifest writes it: literals
+	// and {"secret": NAME} references, never a secret's value; absent when
+	// there is none.
+	Env EnvView `json:"env,omitempty"`
+	// Warm is the pinned warm-runtime policy; absent for a cold job.
+	Warm *WarmView `json:"warm,omitempty"`
 	// CreatedByLabel and CanceledByLabel are the labels of the tokens in
 	// CreatedBy and CanceledBy ("token:<id>"), shown beside the audit
 	// identity, never in its place. Only GET …/jobs/{id} fills them;
@@ -79,7 +85,7 @@ func ViewJob(j spine.Job) JobView {
 		CreatedAt: j.CreatedAt, ScheduledFor: timeOrNil(j.ScheduledFor), StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
 		Result: j.Result, Error: j.Error, LastError: j.LastError,
 		CanceledBy: j.CanceledBy, CanceledReason: j.CanceledReason,
-		Limits:  limitsOrNil(j.Pin.Limits),
+		Limits: limitsOrNil(j.Pin.Limits), Env: viewEnv(j.Pin.Env), Warm: viewWarm(j.Pin.Warm),
 		Secrets: orEmpty(j.Secrets),
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -32,6 +33,13 @@ func PrepareEnqueue(p EnqueueParams, now time.Time) (EnqueueParams, error) {
 		return p, err
 	}
 	p.Input = input
+	p.Pin.Env = SortEnv(slices.Clone(p.Pin.Env))
+	if err := CheckEnv(p.Pin.Env); err != nil {
+		return p, err
+	}
+	if err := CheckWarm(p.Pin.Warm); err != nil {
+		return p, err
+	}
 	if p.ID == uuid.Nil {
 		if p.ID, err = uuid.NewV7(); err != nil {
 			return p, fmt.Errorf("generate job id: %w", err)

@@ -65,17 +65,20 @@ var (
 	retry3  = &spine.RetryPolicy{MaxAttempts: 3, Backoff: 2 * time.Second, Factor: 4}
 	// appLimits are hello's limits; greet overrides cpu at A, memory at B.
 	appLimits = spine.Limits{Memory: 512 << 20, Pids: 256}
+	// appEnv is hello's env; greet adds GREETING at A and replaces REGION
+	// at B. hello is warm; greet is cold at B.
+	appEnv = []spine.EnvVar{{Name: "REGION", Value: "eu-west-1"}, {Name: "TOKEN", Secret: "slack_token"}}
 )
 
 // appAt is the hello app at commit A (or B with the changes a redeploy
-// makes: schema, timeout, tag and limits).
+// makes: schema, timeout, tag, limits, env and warm).
 func appAt(commit string) catalog.App {
 	app := catalog.App{
 		Key: "hello", Entrypoint: "src/main.ts", Runtime: "bun", Timeout: time.Minute, Tag: "default",
-		Retry: spine.DefaultRetry, Limits: appLimits,
+		Retry: spine.DefaultRetry, Limits: appLimits, Env: appEnv, Warm: &spine.DefaultWarm,
 		Actions: []catalog.Action{
 			{Key: "greet", InputSchema: schemaA, OutputSchema: outA, Timeout: 10 * time.Second, Retry: retry3,
-				Limits: spine.Limits{CPU: 0.5}},
+				Limits: spine.Limits{CPU: 0.5}, Env: []spine.EnvVar{{Name: "GREETING", Value: "hi"}}},
 			{Key: "sleep"},
 		},
 	}
@@ -84,6 +87,8 @@ func appAt(commit string) catalog.App {
 		app.Actions[0].Timeout = 20 * time.Second
 		app.Actions[0].Tag = "gpu"
 		app.Actions[0].Limits = spine.Limits{Memory: 1 << 30}
+		app.Actions[0].Env = []spine.EnvVar{{Name: "REGION", Secret: "region"}}
+		app.Actions[0].Warm = catalog.Cold()
 	}
 	return app
 }
@@ -168,7 +173,7 @@ func testApplySync(t *testing.T, newStore func(t *testing.T) Store) {
 	h := apps[0]
 	if h.Key != "hello" || h.SourceID != srcID || h.CommitSHA != commitA || h.Entrypoint != "src/main.ts" ||
 		h.Runtime != "bun" || h.Timeout != time.Minute || h.Tag != "default" || h.Retry != spine.DefaultRetry || h.Workspace != ws ||
-		h.Limits != appLimits {
+		h.Limits != appLimits || !reflect.DeepEqual(h.Env, appEnv) || !reflect.DeepEqual(h.Warm, &spine.DefaultWarm) {
 		t.Fatalf("app = %+v", h)
 	}
 	if len(h.Actions) != 2 || h.Actions[0].Key != "greet" || h.Actions[1].Key != "sleep" {
@@ -183,7 +188,7 @@ func testApplySync(t *testing.T, newStore func(t *testing.T) Store) {
 	if sl := h.Actions[1]; sl.InputSchema != nil || sl.Timeout != 0 || sl.Tag != "" || sl.Retry != nil || sl.Limits != (spine.Limits{}) {
 		t.Fatalf("sleep has overrides: %+v", sl)
 	}
-	if o := apps[1]; o.Retry.Factor != 1 || o.Tag != "py" || o.Timeout != time.Hour || o.Limits != (spine.Limits{}) {
+	if o := apps[1]; o.Retry.Factor != 1 || o.Tag != "py" || o.Timeout != time.Hour || o.Limits != (spine.Limits{}) || o.Env != nil || o.Warm != nil {
 		t.Fatalf("other = %+v", o)
 	}
 
@@ -260,8 +265,9 @@ func requirePin(t *testing.T, what string, got, want spine.Pin) {
 	}
 }
 
-// testSelfPin: a job queued at commit A keeps A's schema, timeout and tag
-// after commit B is synced; a new job pins B.
+// testSelfPin: a job queued at commit A keeps A's schema, timeout, tag,
+// limits, env and warm after commit B is synced (and is claimed with
+// them); a new job pins B.
 func testSelfPin(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Parallel()
 	s := setup(t, newStore)
@@ -272,7 +278,8 @@ func testSelfPin(t *testing.T, newStore func(t *testing.T) Store) {
 	wantA := spine.Pin{GitSourceID: srcID, CommitSHA: commitA, AppKey: "hello", ActionKey: "greet",
 		Entrypoint: "src/main.ts", Runtime: "bun", InputSchema: schemaA, OutputSchema: outA,
 		Timeout: 10 * time.Second, Tag: "default", Retry: *retry3,
-		Limits: spine.Limits{Memory: 512 << 20, Pids: 256, CPU: 0.5}}
+		Limits: spine.Limits{Memory: 512 << 20, Pids: 256, CPU: 0.5},
+		Env:    []spine.EnvVar{{Name: "GREETING", Value: "hi"}, appEnv[0], appEnv[1]}, Warm: &spine.DefaultWarm}
 	requirePin(t, "job at A", queued.Pin, wantA)
 
 	apply(t, s, commitB, appAt(commitB))
@@ -293,7 +300,22 @@ func testSelfPin(t *testing.T, newStore func(t *testing.T) Store) {
 	wantB := wantA
 	wantB.CommitSHA, wantB.InputSchema, wantB.Timeout, wantB.Tag = commitB, schemaB, 20*time.Second, "gpu"
 	wantB.Limits = spine.Limits{Memory: 1 << 30, Pids: 256}
+	wantB.Env = []spine.EnvVar{{Name: "REGION", Secret: "region"}, appEnv[1]}
+	wantB.Warm = nil
 	requirePin(t, "job at B", fresh.Pin, wantB)
+	// The worker claims each job with its own commit's env and warm.
+	claimed, err := s.Claim(t.Context(), spine.ClaimParams{Worker: "w", Tags: []string{"default", "gpu"}, Limit: 10,
+		Now: r.ScheduledFor.Add(time.Minute)})
+	if err != nil || len(claimed) != 2 {
+		t.Fatalf("claim: %d jobs, %v; want 2", len(claimed), err)
+	}
+	for _, c := range claimed {
+		want := wantB
+		if c.ID == queued.ID {
+			want = wantA
+		}
+		requirePin(t, "claimed job of "+c.Pin.CommitSHA[:1], c.Pin, want)
+	}
 }
 
 // testInherit: an action without overrides pins the app's values.
@@ -304,7 +326,7 @@ func testInherit(t *testing.T, newStore func(t *testing.T) Store) {
 	j := enqueue(t, s, request("sleep", `{"seconds":1}`))
 	want := spine.Pin{GitSourceID: srcID, CommitSHA: commitA, AppKey: "hello", ActionKey: "sleep",
 		Entrypoint: "src/main.ts", Runtime: "bun", Timeout: time.Minute, Tag: "default", Retry: spine.DefaultRetry,
-		Limits: appLimits}
+		Limits: appLimits, Env: appEnv, Warm: &spine.DefaultWarm}
 	requirePin(t, "sleep", j.Pin, want)
 }
 

@@ -7,10 +7,11 @@
 //	       (followed through the tree's other links, as the kernel would)
 //	  └─ windforce.yaml ─▶ YAML (unknown fields refused)
 //	       └─ per app: key, entrypoint exists, runtime known, timeout, tag, retry,
-//	            limits
+//	            limits, env (literals, {secret: NAME}), warm (bun/node/python)
 //	            └─ per action: key, schema files exist and are JSON Schema
 //	                           (≤ 1 MiB), the files they $ref bundled in,
-//	                           timeout, tag, retry, limits overrides
+//	                           timeout, tag, retry, limits overrides, env
+//	                           (merged over the app's), warm (replaces it)
 //	  ─▶ []catalog.App, ready for the catalog once the tree is in the cache
 //
 // Every problem found is reported, each naming its file and field, as one

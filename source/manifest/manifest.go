@@ -47,6 +47,8 @@ type rawApp struct {
 	Tag        string                `yaml:"tag"`
 	Retry      *rawRetry             `yaml:"retry"`
 	Limits     *rawLimits            `yaml:"limits"`
+	Env        yaml.Node             `yaml:"env"`
+	Warm       yaml.Node             `yaml:"warm"`
 	Actions    map[string]*rawAction `yaml:"actions"`
 }
 
@@ -57,6 +59,8 @@ type rawAction struct {
 	Tag          string     `yaml:"tag"`
 	Retry        *rawRetry  `yaml:"retry"`
 	Limits       *rawLimits `yaml:"limits"`
+	Env          yaml.Node  `yaml:"env"`
+	Warm         yaml.Node  `yaml:"warm"`
 }
 
 // rawLimits are read as text, whatever YAML type they were written in, so
@@ -168,6 +172,10 @@ func loadApp(key string, ra *rawApp, tree Tree, ps *problems) catalog.App {
 		app.Retry = *r
 	}
 	app.Limits = limits(ra.Limits, field+".limits", ps)
+	app.Env = env(&ra.Env, field+".env", ps)
+	if w, _ := warm(&ra.Warm, field+".warm", ps); w != nil {
+		app.Warm = warmFor(w, ra.Runtime, field+".warm", ps)
+	}
 	if len(ra.Actions) == 0 {
 		ps.add(FileName, field+".actions", "no actions declared; an app needs at least one")
 	}
@@ -201,7 +209,45 @@ func loadAction(appField, key string, ra *rawAction, app catalog.App, tree Tree,
 		a.Retry = r
 	}
 	a.Limits = limits(ra.Limits, field+".limits", ps)
+	a.Env = env(&ra.Env, field+".env", ps)
+	checkMergedEnv(app.Env, a.Env, field+".env", ps)
+	if w, set := warm(&ra.Warm, field+".warm", ps); w != nil {
+		a.Warm = warmFor(w, app.Runtime, field+".warm", ps)
+	} else if set {
+		a.Warm = catalog.Cold()
+	}
 	return a, true
+}
+
+// warmFor is w for an app of runtime, nil (with a problem) for a runtime
+// no warm process serves.
+func warmFor(w *spine.Warm, runtime, field string, ps *problems) *spine.Warm {
+	if !warmRuntime(runtime) {
+		if catalog.KnownRuntime(runtime) {
+			ps.add(FileName, field, "runtime %s cannot run warm (warm is for bun, node and python)", runtime)
+		}
+		return nil
+	}
+	return w
+}
+
+// checkMergedEnv refuses an action whose env, merged over its app's, is
+// more than a job's environment may hold.
+func checkMergedEnv(app, action []spine.EnvVar, field string, ps *problems) {
+	if len(action) == 0 {
+		return
+	}
+	merged := catalog.MergeEnv(app, action)
+	total := 0
+	for _, v := range merged {
+		total += len(v.Value)
+	}
+	if len(merged) > spine.MaxEnvVars {
+		ps.add(FileName, field, "with the app's variables a job would have %d, at most %d", len(merged), spine.MaxEnvVars)
+	}
+	if total > spine.MaxEnvLiteralBytes {
+		ps.add(FileName, field, "with the app's variables a job's literal values would be %d bytes, at most %d (32 KiB)", total, spine.MaxEnvLiteralBytes)
+	}
 }
 
 // duration parses a Go duration ("10s", "1m30s"); "" is ok with 0.

@@ -107,6 +107,12 @@ func requirePin(t *testing.T, what string, got, want spine.Pin) {
 			t.Fatalf("%s: pin %s = %v, want %v", what, f.name, f.got, f.want)
 		}
 	}
+	if !reflect.DeepEqual(got.Env, want.Env) {
+		t.Fatalf("%s: pin Env = %+v, want %+v", what, got.Env, want.Env)
+	}
+	if !reflect.DeepEqual(got.Warm, want.Warm) {
+		t.Fatalf("%s: pin Warm = %+v, want %+v", what, got.Warm, want.Warm)
+	}
 	jsonEqual(t, what+": pin InputSchema", got.InputSchema, want.InputSchema)
 	jsonEqual(t, what+": pin OutputSchema", got.OutputSchema, want.OutputSchema)
 }

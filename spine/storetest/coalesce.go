@@ -180,6 +180,11 @@ func testCoalesceKeepsPin(t *testing.T, newStore newStoreFunc) {
 		"retry":         func(p *spine.Pin) { p.Retry = retry3 },
 		"limits":        func(p *spine.Pin) { p.Limits.CPU = 2 },
 		"no limits":     func(p *spine.Pin) { p.Limits = spine.Limits{} },
+		"env value":     func(p *spine.Pin) { p.Env = []spine.EnvVar{p.Env[0], {Name: "TOKEN", Value: "api_token"}} },
+		"env added":     func(p *spine.Pin) { p.Env = append([]spine.EnvVar{{Name: "A", Value: "1"}}, p.Env...) },
+		"no env":        func(p *spine.Pin) { p.Env = nil },
+		"warm":          func(p *spine.Pin) { p.Warm = &spine.Warm{MaxJobs: 50, Idle: time.Minute} },
+		"cold":          func(p *spine.Pin) { p.Warm = nil },
 	}
 	for name, change := range changes {
 		t.Run(name, func(t *testing.T) {

@@ -147,6 +147,8 @@ func fullPin() spine.Pin {
 		Tag:          spine.DefaultTag,
 		Retry:        spine.RetryPolicy{MaxAttempts: 1, Backoff: 5 * time.Second, Factor: 5},
 		Limits:       spine.Limits{Memory: 768 << 20, Pids: 200, CPU: 1.5},
+		Env:          []spine.EnvVar{{Name: "MODE", Value: "fast"}, {Name: "TOKEN", Secret: "api_token"}},
+		Warm:         &spine.Warm{MaxJobs: 50, Idle: 45 * time.Second},
 	}
 }
 

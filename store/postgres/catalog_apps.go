@@ -3,11 +3,13 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
 )
 
@@ -94,6 +96,7 @@ func appArgs(p catalog.SyncParams, app catalog.App) pgx.StrictNamedArgs {
 		"entrypoint": app.Entrypoint, "runtime": app.Runtime, "timeout_ms": app.Timeout.Milliseconds(),
 		"tag": app.Tag, "max_attempts": app.Retry.MaxAttempts, "backoff_ms": app.Retry.Backoff.Milliseconds(),
 		"backoff_factor": app.Retry.Factor, "limit_memory": memory, "limit_pids": pids, "limit_cpu": cpu,
+		"env": spine.EnvColumn(app.Env), "warm": spine.WarmColumn(app.Warm),
 		"now": timeArg(p.Now),
 	}
 }
@@ -106,6 +109,7 @@ func actionArgs(workspace, appKey string, a catalog.Action) pgx.StrictNamedArgs 
 		"timeout_ms": o.TimeoutMS, "tag": o.Tag, "max_attempts": o.MaxAttempts,
 		"backoff_ms": o.BackoffMS, "backoff_factor": o.BackoffFactor,
 		"limit_memory": o.LimitMemory, "limit_pids": o.LimitPids, "limit_cpu": o.LimitCPU,
+		"env": o.Env, "warm": o.Warm,
 	}
 }
 
@@ -144,8 +148,7 @@ func (e *executor) CatalogListApps(ctx context.Context, workspace, appKey string
 		if err := r.Scan(append([]any{&row.AppKey, &row.Action.Key}, actionDest(&row.Action, &o)...)...); err != nil {
 			return row, err
 		}
-		applyAction(&row.Action, o)
-		return row, nil
+		return row, applyAction(&row.Action, o)
 	})
 	if err != nil {
 		return nil, nil, translate(err)
@@ -153,20 +156,26 @@ func (e *executor) CatalogListApps(ctx context.Context, workspace, appKey string
 	return apps, actions, nil
 }
 
-// scanApp reads the 15 app columns of catalog_list_apps and catalog_resolve.
+// scanApp reads the 17 app columns of catalog_list_apps and catalog_resolve.
 func scanApp(r pgx.Row, more ...any) (catalog.App, error) {
 	var a catalog.App
 	var timeoutMS, backoffMS int64
 	var limits limitCols
+	var pinned pinCols
 	dest := append([]any{&a.Workspace, &a.Key, &a.SourceID, &a.CommitSHA, &a.Entrypoint, &a.Runtime,
 		&timeoutMS, &a.Tag, &a.Retry.MaxAttempts, &backoffMS, &a.Retry.Factor,
-		&limits.memory, &limits.pids, &limits.cpu, &a.UpdatedAt}, more...)
+		&limits.memory, &limits.pids, &limits.cpu, &pinned.env, &pinned.warm, &a.UpdatedAt}, more...)
 	if err := r.Scan(dest...); err != nil {
 		return a, err
 	}
 	a.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	a.Retry.Backoff = time.Duration(backoffMS) * time.Millisecond
 	a.Limits = limits.limits()
+	var p spine.Pin
+	if err := pinned.apply(&p); err != nil {
+		return a, fmt.Errorf("app %s: %w", a.Key, err)
+	}
+	a.Env, a.Warm = p.Env, p.Warm
 	return a, nil
 }
 
@@ -175,12 +184,12 @@ func scanApp(r pgx.Row, more ...any) (catalog.App, error) {
 func actionDest(a *catalog.Action, o *catalog.Overrides) []any {
 	return []any{&a.InputSchema, &a.OutputSchema,
 		&o.TimeoutMS, &o.Tag, &o.MaxAttempts, &o.BackoffMS, &o.BackoffFactor,
-		&o.LimitMemory, &o.LimitPids, &o.LimitCPU}
+		&o.LimitMemory, &o.LimitPids, &o.LimitCPU, &o.Env, &o.Warm}
 }
 
 // applyAction finishes a scanned action: the catalog's override rule, and
 // the schemas compacted (jsonb re-spaces them) as SQLite keeps them.
-func applyAction(a *catalog.Action, o catalog.Overrides) {
+func applyAction(a *catalog.Action, o catalog.Overrides) error {
 	a.InputSchema, a.OutputSchema = compactJSON(a.InputSchema), compactJSON(a.OutputSchema)
-	o.Apply(a)
+	return o.Apply(a)
 }

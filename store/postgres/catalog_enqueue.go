@@ -19,7 +19,7 @@ func (e *executor) ResolveAction(ctx context.Context, workspace, appKey, actionK
 	app, err := scanApp(e.q.QueryRow(ctx, qCatalogResolveAction, pgx.StrictNamedArgs{
 		"workspace": workspace, "app_key": appKey, "action_key": actionKey,
 	}), &gotKey, &a.InputSchema, &a.OutputSchema, &o.TimeoutMS, &o.Tag, &o.MaxAttempts, &o.BackoffMS, &o.BackoffFactor,
-		&o.LimitMemory, &o.LimitPids, &o.LimitCPU)
+		&o.LimitMemory, &o.LimitPids, &o.LimitCPU, &o.Env, &o.Warm)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return app, a, fmt.Errorf("enqueue: %w", catalog.NotFound(workspace, appKey, ""))
 	}
@@ -30,6 +30,8 @@ func (e *executor) ResolveAction(ctx context.Context, workspace, appKey, actionK
 		return app, a, fmt.Errorf("enqueue: %w", catalog.NotFound(workspace, appKey, actionKey))
 	}
 	a.Key = *gotKey
-	applyAction(&a, o)
+	if err := applyAction(&a, o); err != nil {
+		return app, a, fmt.Errorf("enqueue: read catalog: %w", err)
+	}
 	return app, a, nil
 }

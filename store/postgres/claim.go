@@ -41,12 +41,13 @@ func scanClaimed(row pgx.CollectableRow) (spine.ClaimedJob, error) {
 		maxAttempts       int
 		factor            float64
 		limits            limitCols
+		pinned            pinCols
 	)
 	err := row.Scan(&j.ID, &j.Workspace, &trigger, &j.TriggerRef, &j.CreatedBy, &j.CreatedAt, &input,
 		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey, &j.Pin.Entrypoint, &j.Pin.Runtime,
 		&in, &out, &timeoutMS, &j.Pin.Tag,
 		&maxAttempts, &backMS, &factor,
-		&limits.memory, &limits.pids, &limits.cpu,
+		&limits.memory, &limits.pids, &limits.cpu, &pinned.env, &pinned.warm,
 		&j.Priority, &j.ClaimToken, &j.Attempt, &j.Restarts, &j.StartedAt, &j.Generation)
 	if err != nil {
 		return j, err
@@ -58,7 +59,7 @@ func scanClaimed(row pgx.CollectableRow) (spine.ClaimedJob, error) {
 	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	j.Pin.Retry = retryPolicy(maxAttempts, backMS, factor)
 	j.Pin.Limits = limits.limits()
-	return j, nil
+	return j, pinned.apply(&j.Pin)
 }
 
 // Heartbeat renews every still-owned lease in one statement and returns

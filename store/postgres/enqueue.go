@@ -90,6 +90,8 @@ func coalesceArgs(p spine.EnqueueParams) pgx.StrictNamedArgs {
 		"limit_memory":       memory,
 		"limit_pids":         pids,
 		"limit_cpu":          cpu,
+		"env":                spine.EnvColumn(p.Pin.Env),
+		"warm":               spine.WarmColumn(p.Pin.Warm),
 	}
 }
 
@@ -125,6 +127,8 @@ func insertArgs(p spine.EnqueueParams, channel string, notify bool) pgx.StrictNa
 		"limit_memory":   memory,
 		"limit_pids":     pids,
 		"limit_cpu":      cpu,
+		"env":            spine.EnvColumn(p.Pin.Env),
+		"warm":           spine.WarmColumn(p.Pin.Warm),
 		"notify":         notify,
 		"channel":        channel,
 	}

@@ -35,6 +35,7 @@ func (e *executor) EnqueueInsertBatch(ctx context.Context, ps []spine.EnqueuePar
 		priorities, maxAttempts               = make([]int32, n), make([]int32, n)
 		factors                               = make([]float64, n)
 		memories, pidss, cpus                 = make([]*int64, n), make([]*int32, n), make([]*float64, n)
+		envs, warms                           = make([]*string, n), make([]*string, n)
 	)
 	for i, p := range ps {
 		ids[i], workspaces[i], kinds[i], refs[i], bys[i] = p.ID, p.Workspace, string(p.TriggerKind), p.TriggerRef, p.CreatedBy
@@ -47,6 +48,7 @@ func (e *executor) EnqueueInsertBatch(ctx context.Context, ps []spine.EnqueuePar
 		priorities[i], maxAttempts[i] = int32(p.Priority), int32(p.Pin.Retry.MaxAttempts)
 		factors[i] = p.Pin.Retry.Factor
 		memories[i], pidss[i], cpus[i] = optLimits(p.Pin.Limits)
+		envs[i], warms[i] = spine.EnvColumn(p.Pin.Env), spine.WarmColumn(p.Pin.Warm)
 	}
 	batch := &pgx.Batch{}
 	batch.Queue(qEnqueueBatch, pgx.StrictNamedArgs{
@@ -56,7 +58,7 @@ func (e *executor) EnqueueInsertBatch(ctx context.Context, ps []spine.EnqueuePar
 		"entrypoints": entries, "runtimes": runtimes, "input_schema_hashes": inSchemas, "output_schema_hashes": outSchemas,
 		"timeout_mss": timeouts, "tags": jobTags, "priorities": priorities, "max_attemptss": maxAttempts,
 		"backoff_mss": backoffs, "backoff_factors": factors,
-		"limit_memories": memories, "limit_pidss": pidss, "limit_cpus": cpus,
+		"limit_memories": memories, "limit_pidss": pidss, "limit_cpus": cpus, "envs": envs, "warms": warms,
 		"schema_hashes": schemas.hashes, "schema_bodies": schemas.bodies, "schema_touch_ms": schemaTouch.Milliseconds(),
 	})
 	batch.Queue(qNotify, notify)

@@ -43,12 +43,13 @@ func scanJob(row pgx.CollectableRow) (spine.Job, error) {
 		factor                       float64
 		scheduled, started, finished *time.Time
 		limits                       limitCols
+		pinned                       pinCols
 		superseded                   uuid.NullUUID
 	)
 	err := row.Scan(&j.ID, &j.Workspace, &trigger, &j.TriggerRef, &j.CreatedBy, &j.CreatedAt, &input,
 		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey, &j.Pin.Entrypoint, &j.Pin.Runtime,
 		&in, &out, &timeoutMS, &j.Pin.Tag, &maxAttempts, &backoffMS, &factor, &j.CoalesceKey,
-		&limits.memory, &limits.pids, &limits.cpu,
+		&limits.memory, &limits.pids, &limits.cpu, &pinned.env, &pinned.warm,
 		&status, &j.Priority, &scheduled, &started, &finished, &j.Worker,
 		&j.Attempt, &j.Restarts, &j.Generation, &j.Ping,
 		&result, &jobErr, &lastErr, &j.CanceledBy, &j.CanceledReason, &superseded, &j.Secrets)
@@ -65,6 +66,9 @@ func scanJob(row pgx.CollectableRow) (spine.Job, error) {
 	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	j.Pin.Retry = retryPolicy(maxAttempts, backoffMS, factor)
 	j.Pin.Limits = limits.limits()
+	if err := pinned.apply(&j.Pin); err != nil {
+		return j, err
+	}
 	if scheduled != nil {
 		j.ScheduledFor = *scheduled
 	}

@@ -66,6 +66,21 @@ type limitCols struct {
 	cpu    *float64
 }
 
+// pinCols receives a job's nullable env and warm columns.
+type pinCols struct {
+	env, warm *string
+}
+
+// apply sets the pin's env and warm from what was scanned.
+func (c pinCols) apply(p *spine.Pin) error {
+	var err error
+	if p.Env, err = spine.ParseEnvColumn(c.env); err != nil {
+		return err
+	}
+	p.Warm, err = spine.ParseWarmColumn(c.warm)
+	return err
+}
+
 // limits is what was scanned.
 func (c limitCols) limits() spine.Limits {
 	var l spine.Limits

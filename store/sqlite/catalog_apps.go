@@ -3,9 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"time"
 
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
 )
 
@@ -84,7 +86,8 @@ func (w *writeTx) insertApp(ctx context.Context, p catalog.SyncParams, app catal
 		sql.Named("timeout_ms", durationMS(app.Timeout)), sql.Named("tag", app.Tag),
 		sql.Named("max_attempts", app.Retry.MaxAttempts), sql.Named("backoff_ms", durationMS(app.Retry.Backoff)),
 		sql.Named("backoff_factor", app.Retry.Factor), sql.Named("now", now),
-	}, limitArgs(app.Limits)...)...); err != nil {
+	}, append(limitArgs(app.Limits), sql.Named("env", textPtrArg(spine.EnvColumn(app.Env))),
+		sql.Named("warm", textPtrArg(spine.WarmColumn(app.Warm))))...)...); err != nil {
 		return translate(err)
 	}
 	for _, a := range app.Actions {
@@ -95,7 +98,8 @@ func (w *writeTx) insertApp(ctx context.Context, p catalog.SyncParams, app catal
 			sql.Named("timeout_ms", o.TimeoutMS), sql.Named("tag", o.Tag),
 			sql.Named("max_attempts", o.MaxAttempts), sql.Named("backoff_ms", o.BackoffMS),
 			sql.Named("backoff_factor", o.BackoffFactor), sql.Named("limit_memory", o.LimitMemory),
-			sql.Named("limit_pids", o.LimitPids), sql.Named("limit_cpu", o.LimitCPU)); err != nil {
+			sql.Named("limit_pids", o.LimitPids), sql.Named("limit_cpu", o.LimitCPU),
+			sql.Named("env", textPtrArg(o.Env)), sql.Named("warm", textPtrArg(o.Warm))); err != nil {
 			return translate(err)
 		}
 	}
@@ -144,11 +148,10 @@ func (e *executor) CatalogListApps(ctx context.Context, workspace, appKey string
 		var c actionCols
 		if err := r.Scan(&row.AppKey, &row.Action.Key, &c.input, &c.output,
 			&c.timeoutMS, &c.tag, &c.maxAttempts, &c.backoffMS, &c.factor,
-			&c.memory, &c.pids, &c.cpu); err != nil {
+			&c.memory, &c.pids, &c.cpu, &c.env, &c.warm); err != nil {
 			return row, err
 		}
-		c.apply(&row.Action)
-		return row, nil
+		return row, c.apply(&row.Action)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -156,14 +159,15 @@ func (e *executor) CatalogListApps(ctx context.Context, workspace, appKey string
 	return apps, actions, nil
 }
 
-// scanApp reads the 15 app columns of catalog_list_apps and catalog_resolve.
+// scanApp reads the 17 app columns of catalog_list_apps and catalog_resolve.
 func scanApp(r rowScanner, more ...any) (catalog.App, error) {
 	var a catalog.App
 	var timeoutMS, backoffMS, updatedAt int64
 	var limits limitCols
+	var pinned pinCols
 	dest := append([]any{&a.Workspace, &a.Key, &a.SourceID, &a.CommitSHA, &a.Entrypoint, &a.Runtime,
 		&timeoutMS, &a.Tag, &a.Retry.MaxAttempts, &backoffMS, &a.Retry.Factor,
-		&limits.memory, &limits.pids, &limits.cpu, &updatedAt}, more...)
+		&limits.memory, &limits.pids, &limits.cpu, &pinned.env, &pinned.warm, &updatedAt}, more...)
 	if err := r.Scan(dest...); err != nil {
 		return a, err
 	}
@@ -171,6 +175,11 @@ func scanApp(r rowScanner, more ...any) (catalog.App, error) {
 	a.Retry.Backoff = time.Duration(backoffMS) * time.Millisecond
 	a.UpdatedAt = fromMicros(updatedAt)
 	a.Limits = limits.limits()
+	var p spine.Pin
+	if err := pinned.apply(&p); err != nil {
+		return a, fmt.Errorf("app %s: %w", a.Key, err)
+	}
+	a.Env, a.Warm = p.Env, p.Warm
 	return a, nil
 }
 
@@ -185,18 +194,20 @@ type actionCols struct {
 	memory               sql.Null[int64]
 	pids                 sql.Null[int]
 	cpu                  sql.Null[float64]
+	env, warm            sql.Null[string]
 }
 
 // apply sets a's schemas and, through the catalog's override rule, its
 // overrides.
-func (c *actionCols) apply(a *catalog.Action) {
+func (c *actionCols) apply(a *catalog.Action) error {
 	a.InputSchema, a.OutputSchema = nullJSON(c.input), nullJSON(c.output)
 	o := catalog.Overrides{
 		TimeoutMS: ptr(c.timeoutMS), Tag: ptr(c.tag),
 		MaxAttempts: ptr(c.maxAttempts), BackoffMS: ptr(c.backoffMS), BackoffFactor: ptr(c.factor),
 		LimitMemory: ptr(c.memory), LimitPids: ptr(c.pids), LimitCPU: ptr(c.cpu),
+		Env: ptr(c.env), Warm: ptr(c.warm),
 	}
-	o.Apply(a)
+	return o.Apply(a)
 }
 
 // ptr is a nullable column as the pointer an override takes (nil: NULL).

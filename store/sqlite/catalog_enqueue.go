@@ -26,7 +26,7 @@ func (e *executor) ResolveAction(ctx context.Context, workspace, app, action str
 	var c actionCols
 	a, err := scanApp(rows, &actionKey, &c.input, &c.output,
 		&c.timeoutMS, &c.tag, &c.maxAttempts, &c.backoffMS, &c.factor,
-		&c.memory, &c.pids, &c.cpu)
+		&c.memory, &c.pids, &c.cpu, &c.env, &c.warm)
 	if err != nil {
 		return a, catalog.Action{}, fmt.Errorf("enqueue: read catalog: %w", err)
 	}
@@ -34,6 +34,8 @@ func (e *executor) ResolveAction(ctx context.Context, workspace, app, action str
 		return a, catalog.Action{}, fmt.Errorf("enqueue: %w", catalog.NotFound(workspace, app, action))
 	}
 	act := catalog.Action{Key: actionKey.String}
-	c.apply(&act)
+	if err := c.apply(&act); err != nil {
+		return a, act, fmt.Errorf("enqueue: read catalog: %w", err)
+	}
 	return a, act, nil
 }

@@ -123,11 +123,12 @@ func scanPinned(rows *sql.Rows) (spine.ClaimedJob, error) {
 	var input string
 	var inSchema, outSchema sql.NullString
 	var limits limitCols
+	var pinned pinCols
 	err := rows.Scan(&j.ID, &j.TriggerKind, &j.TriggerRef, &j.CreatedBy, &createdAt, &input,
 		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey,
 		&j.Pin.Entrypoint, &j.Pin.Runtime, &inSchema, &outSchema, &timeoutMS, &j.Pin.Tag,
 		&j.Pin.Retry.MaxAttempts, &backoffMS, &j.Pin.Retry.Factor,
-		&limits.memory, &limits.pids, &limits.cpu)
+		&limits.memory, &limits.pids, &limits.cpu, &pinned.env, &pinned.warm)
 	if err != nil {
 		return j, err
 	}
@@ -137,7 +138,7 @@ func scanPinned(rows *sql.Rows) (spine.ClaimedJob, error) {
 	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	j.Pin.Retry.Backoff = time.Duration(backoffMS) * time.Millisecond
 	j.Pin.Limits = limits.limits()
-	return j, nil
+	return j, pinned.apply(&j.Pin)
 }
 
 // Heartbeat renews the ping of every lease still owned, in one statement

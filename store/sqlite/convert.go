@@ -152,6 +152,36 @@ func limitArgs(l spine.Limits) []any {
 	return []any{sql.Named("limit_memory", memory), sql.Named("limit_pids", pids), sql.Named("limit_cpu", cpu)}
 }
 
+// pinArgs passes the pin's env and warm to their nullable JSON text
+// columns (spine.EnvColumn, spine.WarmColumn): NULL for none.
+func pinArgs(pin spine.Pin) []any {
+	return []any{sql.Named("env", textPtrArg(spine.EnvColumn(pin.Env))), sql.Named("warm", textPtrArg(spine.WarmColumn(pin.Warm)))}
+}
+
+// textPtrArg is a nullable text column's argument: nil (NULL) or the
+// string itself.
+func textPtrArg(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+// pinCols receives a job's (or app's) nullable env and warm columns.
+type pinCols struct {
+	env, warm sql.Null[string]
+}
+
+// apply sets the pin's env and warm from what was scanned.
+func (c pinCols) apply(p *spine.Pin) error {
+	var err error
+	if p.Env, err = spine.ParseEnvColumn(ptr(c.env)); err != nil {
+		return err
+	}
+	p.Warm, err = spine.ParseWarmColumn(ptr(c.warm))
+	return err
+}
+
 // limitCols receives the three nullable limit columns; NULL reads back as
 // the zero "not set".
 type limitCols struct {

@@ -113,7 +113,7 @@ func coalesceArgs(p spine.EnqueueParams) []any {
 		sql.Named("max_attempts", pin.Retry.MaxAttempts),
 		sql.Named("backoff_ms", durationMS(pin.Retry.Backoff)),
 		sql.Named("backoff_factor", pin.Retry.Factor),
-	}, limitArgs(pin.Limits)...)
+	}, append(limitArgs(pin.Limits), pinArgs(pin)...)...)
 }
 
 // EnqueueInsertBatch inserts jobs without a coalesce key one by one in the
@@ -192,7 +192,7 @@ func (w *writeTx) insertJob(ctx context.Context, p spine.EnqueueParams) (bool, e
 		sql.Named("backoff_ms", durationMS(pin.Retry.Backoff)),
 		sql.Named("backoff_factor", pin.Retry.Factor),
 		sql.Named("coalesce_key", textArg(p.CoalesceKey)),
-	}, limitArgs(pin.Limits)...)
+	}, append(limitArgs(pin.Limits), pinArgs(pin)...)...)
 	if _, err := w.exec(ctx, qEnqueueInsertJob, args...); err != nil {
 		return false, fmt.Errorf("insert job %s: %w", p.ID, translate(err))
 	}

@@ -42,6 +42,7 @@ func scanJob(rows *sql.Rows) (spine.Job, error) {
 		result, errText, lastErr           sql.NullString
 		canceledBy, canceledWhy            sql.NullString
 		limits                             limitCols
+		pinned                             pinCols
 		superseded                         uuid.NullUUID
 		received                           sql.NullString
 	)
@@ -49,7 +50,7 @@ func scanJob(rows *sql.Rows) (spine.Job, error) {
 		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey, &j.Pin.Entrypoint, &j.Pin.Runtime,
 		&inSchema, &outSchema, &timeoutMS, &j.Pin.Tag,
 		&j.Pin.Retry.MaxAttempts, &backoffMS, &j.Pin.Retry.Factor, &coalesceKey,
-		&limits.memory, &limits.pids, &limits.cpu,
+		&limits.memory, &limits.pids, &limits.cpu, &pinned.env, &pinned.warm,
 		&j.Priority, &status, &scheduledFor, &startedAt, &completed, &worker,
 		&attempt, &restarts, &generation, &ping,
 		&result, &errText, &lastErr, &canceledBy, &canceledWhy, &superseded, &received)
@@ -65,6 +66,9 @@ func scanJob(rows *sql.Rows) (spine.Job, error) {
 	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	j.Pin.Retry.Backoff = time.Duration(backoffMS) * time.Millisecond
 	j.Pin.Limits = limits.limits()
+	if err := pinned.apply(&j.Pin); err != nil {
+		return j, err
+	}
 	j.CoalesceKey = coalesceKey.String
 	j.SupersededBy = superseded.UUID
 	j.Status = spine.Status(status.String)

@@ -53,7 +53,7 @@ SELECT c.job_id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.cre
        j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,
        si.body, so.body, j.timeout_ms, j.tag,
        j.max_attempts, j.backoff_ms, j.backoff_factor,
-       j.limit_memory, j.limit_pids, j.limit_cpu,
+       j.limit_memory, j.limit_pids, j.limit_cpu, j.env, j.warm,
        c.priority, c.claim_token, c.attempt, c.restarts, c.started_at, c.generation
 FROM claimed c
 JOIN job j ON j.id = c.job_id

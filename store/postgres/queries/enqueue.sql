@@ -23,13 +23,13 @@ WITH queued AS (
                      git_source_id, commit_sha, app_key, action_key, entrypoint, runtime,
                      input_schema_hash, output_schema_hash, timeout_ms, tag, priority,
                      max_attempts, backoff_ms, backoff_factor, coalesce_key,
-                     limit_memory, limit_pids, limit_cpu)
+                     limit_memory, limit_pids, limit_cpu, env, warm)
     SELECT queued.job_id, @workspace::text, @trigger_kind::text, @trigger_ref::text, @created_by::text,
            coalesce(@now::timestamptz, now()), @input::jsonb,
            @git_source_id::text, @commit_sha::text, @app_key::text, @action_key::text, @entrypoint::text, @runtime::text,
            @input_schema_hash::text, @output_schema_hash::text, @timeout_ms::bigint, queued.tag, @priority::integer,
            @max_attempts::integer, @backoff_ms::bigint, @backoff_factor::double precision, @coalesce_key::text,
-           @limit_memory::bigint, @limit_pids::integer, @limit_cpu::double precision
+           @limit_memory::bigint, @limit_pids::integer, @limit_cpu::double precision, @env::text, @warm::text
     FROM queued
 ), schemas AS (
     INSERT INTO job_schema (hash, used_at, body)

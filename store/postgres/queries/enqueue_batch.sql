@@ -27,11 +27,12 @@ WITH rows AS (
                 @entrypoints::text[], @runtimes::text[], @input_schema_hashes::text[], @output_schema_hashes::text[],
                 @timeout_mss::bigint[], @tags::text[], @priorities::integer[], @max_attemptss::integer[],
                 @backoff_mss::bigint[], @backoff_factors::double precision[],
-                @limit_memories::bigint[], @limit_pidss::integer[], @limit_cpus::double precision[])
+                @limit_memories::bigint[], @limit_pidss::integer[], @limit_cpus::double precision[],
+                @envs::text[], @warms::text[])
         AS r(id, workspace, trigger_kind, trigger_ref, created_by, now, scheduled_for, input,
              git_source_id, commit_sha, app_key, action_key, entrypoint, runtime, input_schema_hash, output_schema_hash,
              timeout_ms, tag, priority, max_attempts, backoff_ms, backoff_factor,
-             limit_memory, limit_pids, limit_cpu)
+             limit_memory, limit_pids, limit_cpu, env, warm)
 ), queued AS (
     INSERT INTO job_queue (job_id, workspace, app_key, action_key, tag, priority, scheduled_for)
     SELECT id, workspace, app_key, action_key, tag, priority, coalesce(scheduled_for, now, now())
@@ -42,12 +43,12 @@ WITH rows AS (
                      git_source_id, commit_sha, app_key, action_key, entrypoint, runtime,
                      input_schema_hash, output_schema_hash, timeout_ms, tag, priority,
                      max_attempts, backoff_ms, backoff_factor, coalesce_key,
-                     limit_memory, limit_pids, limit_cpu)
+                     limit_memory, limit_pids, limit_cpu, env, warm)
     SELECT id, workspace, trigger_kind, trigger_ref, created_by, coalesce(now, now()), input::jsonb,
            git_source_id, commit_sha, app_key, action_key, entrypoint, runtime,
            input_schema_hash, output_schema_hash, timeout_ms, tag, priority,
            max_attempts, backoff_ms, backoff_factor, NULL,
-           limit_memory, limit_pids, limit_cpu
+           limit_memory, limit_pids, limit_cpu, env, warm
     FROM rows
 ), schema_use AS (
     SELECT u.hash, greatest(max(coalesce(r.now, now())), now()) AS used_at

@@ -26,6 +26,8 @@ WITH waiting AS (
       AND j.limit_memory IS NOT DISTINCT FROM @limit_memory::bigint
       AND j.limit_pids IS NOT DISTINCT FROM @limit_pids::integer
       AND j.limit_cpu IS NOT DISTINCT FROM @limit_cpu::double precision
+      AND j.env IS NOT DISTINCT FROM @env::text
+      AND j.warm IS NOT DISTINCT FROM @warm::text
     RETURNING q.job_id, q.tag, q.generation
 ), replaced AS (
     UPDATE job

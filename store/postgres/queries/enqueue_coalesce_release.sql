@@ -20,4 +20,6 @@ WHERE q.workspace = @workspace AND q.app_key = @app_key AND q.action_key = @acti
       AND j.backoff_factor = @backoff_factor
       AND j.limit_memory IS NOT DISTINCT FROM @limit_memory::bigint
       AND j.limit_pids IS NOT DISTINCT FROM @limit_pids::integer
-      AND j.limit_cpu IS NOT DISTINCT FROM @limit_cpu::double precision)
+      AND j.limit_cpu IS NOT DISTINCT FROM @limit_cpu::double precision
+      AND j.env IS NOT DISTINCT FROM @env::text
+      AND j.warm IS NOT DISTINCT FROM @warm::text)

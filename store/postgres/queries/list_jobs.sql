@@ -7,7 +7,7 @@ SELECT j.id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created
        j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,
        si.body, so.body, j.timeout_ms, j.tag,
        j.max_attempts, j.backoff_ms, j.backoff_factor, coalesce(j.coalesce_key, ''),
-       j.limit_memory, j.limit_pids, j.limit_cpu,
+       j.limit_memory, j.limit_pids, j.limit_cpu, j.env, j.warm,
        CASE WHEN q.job_id IS NOT NULL THEN CASE WHEN q.running THEN 'running' ELSE 'queued' END
             ELSE c.status END,
        coalesce(q.priority, j.priority), q.scheduled_for,

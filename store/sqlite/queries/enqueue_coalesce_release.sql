@@ -23,4 +23,6 @@ WHERE workspace = :workspace
         AND j.backoff_factor = :backoff_factor
         AND j.limit_memory IS :limit_memory
         AND j.limit_pids IS :limit_pids
-        AND j.limit_cpu IS :limit_cpu)
+        AND j.limit_cpu IS :limit_cpu
+        AND j.env IS :env
+        AND j.warm IS :warm)

@@ -5,7 +5,7 @@ SELECT j.id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created
        j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,
        si.body, so.body, j.timeout_ms, j.tag,
        j.max_attempts, j.backoff_ms, j.backoff_factor, j.coalesce_key,
-       j.limit_memory, j.limit_pids, j.limit_cpu,
+       j.limit_memory, j.limit_pids, j.limit_cpu, j.env, j.warm,
        coalesce(q.priority, j.priority),
        CASE WHEN q.job_id IS NULL THEN c.status
             WHEN q.running = 1 THEN 'running'
