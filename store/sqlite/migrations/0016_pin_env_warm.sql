@@ -1,5 +1,5 @@
 -- A job's environment and warm policy (manifest env: and warm:, DESIGN §3,
--- §7, §8), as in store/postgres/migrations/0015_pin_env_warm.sql: JSON
+-- §7, §8), as in store/postgres/migrations/0016_pin_env_warm.sql: JSON
 -- text from one deterministic encoding (spine.EnvColumn, spine.WarmColumn),
 -- compared as text by coalescing; NULL means none (app: no variables,
 -- cold; action: the app's, and warm 'false' is an action's `warm: false`;
