@@ -18,7 +18,9 @@ import (
 // one writer, in one transaction of its own on the pool: the UPDATE …
 // RETURNING that picks and marks the rows (queries/claim.sql, each with its
 // own random claim token), the first ping (claim_ping.sql), and the read of
-// their pins (claim_jobs.sql) (driver.QueueExecutor).
+// their pins (claim_jobs.sql) (driver.QueueExecutor). Its commit is not
+// synced (Driver.writeUnsynced): only this process's worker learns of the
+// claim, and the job's synced outcome makes it durable.
 func (e *executor) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error) {
 	tagsArg, err := stringsJSON(p.Tags)
 	if err != nil {
@@ -26,7 +28,7 @@ func (e *executor) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.Clai
 	}
 	now := micros(resolveNow(p.Now))
 	var jobs []spine.ClaimedJob
-	err = e.write(ctx, func(w *writeTx) error {
+	err = e.writeUnsynced(ctx, func(w *writeTx) error {
 		var werr error
 		jobs, werr = w.claim(ctx, p.Worker, tagsArg, p.Limit, now)
 		return werr

@@ -32,6 +32,7 @@ func (e *executor) Tx(ctx context.Context, fn func(driver.Executor) error) error
 		return e.d.write(ctx, func(w *writeTx) error { return fn(&executor{d: e.d, w: w}) })
 	}
 	name := fmt.Sprintf("sp%d", e.depth+1)
+	ctx = e.w.ctx(ctx)
 	if _, err := e.w.tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
 		return fmt.Errorf("savepoint: %w", translate(err))
 	}
@@ -64,6 +65,15 @@ func (e *executor) write(ctx context.Context, fn func(w *writeTx) error) error {
 		return fn(e.w)
 	}
 	return e.d.write(ctx, fn)
+}
+
+// writeUnsynced is write whose own transaction's commit is not synced
+// (Driver.writeUnsynced); inside e's transaction it is that transaction's.
+func (e *executor) writeUnsynced(ctx context.Context, fn func(w *writeTx) error) error {
+	if e.w != nil {
+		return fn(e.w)
+	}
+	return e.d.writeUnsynced(ctx, fn)
 }
 
 // read runs the read-only statement q: on the reader pool, or through e's

@@ -29,7 +29,7 @@ func (s *Driver) Migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	var applied []migrate.Migration
-	err = s.write(ctx, func(w *writeTx) error {
+	err = s.writeSolo(ctx, func(w *writeTx) error {
 		if _, err := w.tx.ExecContext(ctx, sqlOf(qMigrateTable)); err != nil {
 			return fmt.Errorf("create schema_migration: %w", err)
 		}

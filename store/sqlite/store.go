@@ -58,6 +58,12 @@ type Driver struct {
 	sourceLocks sync.Map
 
 	closeOnce sync.Once
+	// group queues the write transactions waiting for the writer
+	// (group.go).
+	group committer
+	// onCommit, set by tests before the driver is used, is called after
+	// each commit of write and writeUnsynced with whether it was synced.
+	onCommit func(synced bool)
 }
 
 // Open opens (creating it and its directory when missing) the SQLite

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	sqldriver "database/sql/driver"
 	"fmt"
 	"time"
 
@@ -27,6 +28,18 @@ type writeTx struct {
 	eager bool
 	// started is the transaction's clock, read at its first zero Now.
 	started time.Time
+	// detached: the transaction is shared (group.go), so its statements
+	// run without their callers' cancellation.
+	detached bool
+}
+
+// ctx is the context a statement of w runs under: ctx, without its
+// cancellation when w is shared.
+func (w *writeTx) ctx(ctx context.Context) context.Context {
+	if w.detached {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // now is an operation's Now inside this transaction: t, or for a zero t
@@ -81,6 +94,7 @@ func (w *writeTx) notify() {
 // connection when there is one, else a statement prepared for this
 // transaction only (before Migrate made the schema current).
 func (w *writeTx) stmt(ctx context.Context, q query) (*sql.Stmt, error) {
+	ctx = w.ctx(ctx)
 	if st, ok := w.stmts[q]; ok {
 		return st, nil
 	}
@@ -98,6 +112,7 @@ func (w *writeTx) stmt(ctx context.Context, q query) (*sql.Stmt, error) {
 }
 
 func (w *writeTx) exec(ctx context.Context, q query, args ...any) (sql.Result, error) {
+	ctx = w.ctx(ctx)
 	st, err := w.stmt(ctx, q)
 	if err != nil {
 		return nil, err
@@ -106,6 +121,7 @@ func (w *writeTx) exec(ctx context.Context, q query, args ...any) (sql.Result, e
 }
 
 func (w *writeTx) query(ctx context.Context, q query, args ...any) (*sql.Rows, error) {
+	ctx = w.ctx(ctx)
 	st, err := w.stmt(ctx, q)
 	if err != nil {
 		return nil, err
@@ -116,6 +132,7 @@ func (w *writeTx) query(ctx context.Context, q query, args ...any) (*sql.Rows, e
 // queryRow runs a statement expected to return at most one row; its Scan
 // reports sql.ErrNoRows for none.
 func (w *writeTx) queryRow(ctx context.Context, q query, args ...any) rowScanner {
+	ctx = w.ctx(ctx)
 	st, err := w.stmt(ctx, q)
 	if err != nil {
 		return errRow{err}
@@ -132,12 +149,74 @@ func (r errRow) Scan(...any) error { return r.err }
 
 // write runs fn in one BEGIN IMMEDIATE transaction on the writer and, once
 // it has committed, sends the wake-ups fn queued. Any error (or panic) in fn
-// rolls back and sends none.
-func (s *Driver) write(ctx context.Context, fn func(w *writeTx) error) (err error) {
-	tx, err := s.writer.BeginTx(ctx, nil)
+// rolls back and sends none. The commit is durable when write returns
+// (synchronous=FULL). Transactions that arrive together share one commit
+// (group.go).
+func (s *Driver) write(ctx context.Context, fn func(w *writeTx) error) error {
+	return s.submit(ctx, true, false, fn)
+}
+
+// writeSolo is write in a transaction of its own, never shared: for fn
+// that uses w.tx itself under its caller's context.
+func (s *Driver) writeSolo(ctx context.Context, fn func(w *writeTx) error) error {
+	return s.submit(ctx, true, true, fn)
+}
+
+// writeUnsynced is write whose commit is not synced to disk
+// (synchronous=NORMAL for this one transaction): it is durable against a
+// crash of the process at once, and against a crash of the machine from
+// the next synced commit or checkpoint on, which the WAL's order makes
+// cover it. It is for writes that nobody outside this process is told
+// about before a later synced commit: a claim is answered only to this
+// process's worker, which a machine crash takes down with the claim, and
+// the job's outcome (synced) makes the claim durable before anyone learns
+// of either. It saves the claim its fsync, the largest part of its cost.
+// Sharing a commit with synced transactions, it is synced.
+func (s *Driver) writeUnsynced(ctx context.Context, fn func(w *writeTx) error) error {
+	return s.submit(ctx, false, false, fn)
+}
+
+// unsynced runs fn in a transaction of its own committed without a sync.
+func (s *Driver) unsynced(ctx context.Context, fn func(w *writeTx) error) error {
+	return s.onWriter(ctx, false, func(conn *sql.Conn) error {
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("begin: %w", translate(err))
+		}
+		return s.commit(tx, false, fn)
+	})
+}
+
+// onWriter runs fn on the writer connection, set to synchronous=NORMAL
+// for it unless synced.
+func (s *Driver) onWriter(ctx context.Context, synced bool, fn func(conn *sql.Conn) error) error {
+	conn, err := s.writer.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("begin: %w", translate(err))
+		return fmt.Errorf("writer connection: %w", translate(err))
 	}
+	defer conn.Close()
+	if synced {
+		return fn(conn)
+	}
+	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous=NORMAL"); err != nil {
+		return fmt.Errorf("unsynced transaction: %w", translate(err))
+	}
+	// The mode is the connection's: every other transaction must find it
+	// FULL again. A connection that cannot be set back is discarded (the
+	// pool opens a fresh one, FULL from its DSN).
+	defer func() {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous=FULL"); err != nil {
+			s.log.Warn("sqlite: could not restore synchronous=FULL; discarding the writer connection", "err", err)
+			_ = conn.Raw(func(any) error { return sqldriver.ErrBadConn })
+		}
+	}()
+	return fn(conn)
+}
+
+// commit runs fn in tx and commits it, then sends the wake-ups fn queued;
+// an error (or panic) in fn rolls back and sends none. synced says how the
+// commit is made, for tests (Driver.onCommit).
+func (s *Driver) commit(tx *sql.Tx, synced bool, fn func(w *writeTx) error) (err error) {
 	w := s.newWriteTx(tx)
 	committed := false
 	defer func() {
@@ -152,6 +231,9 @@ func (s *Driver) write(ctx context.Context, fn func(w *writeTx) error) (err erro
 		return fmt.Errorf("commit: %w", translate(err))
 	}
 	committed = true
+	if s.onCommit != nil {
+		s.onCommit(synced)
+	}
 	w.notify()
 	return nil
 }
@@ -167,7 +249,7 @@ func (s *Driver) write(ctx context.Context, fn func(w *writeTx) error) (err erro
 // fn must use only tx and ex: the driver has one writer connection and tx
 // holds it, so any other method that writes would wait for it forever.
 func (s *Driver) WithTx(ctx context.Context, fn func(tx *sql.Tx, ex driver.Executor) error) error {
-	return s.write(ctx, func(w *writeTx) error { return fn(w.tx, &executor{d: s, w: w}) })
+	return s.writeSolo(ctx, func(w *writeTx) error { return fn(w.tx, &executor{d: s, w: w}) })
 }
 
 // TxExecutor runs the operations inside tx, a transaction the caller began
