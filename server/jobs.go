@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -81,12 +83,22 @@ func (s *Server) runJob(w http.ResponseWriter, r *http.Request, c *caller) (any,
 	case strings.EqualFold(r.Header.Get("X-Windforce-Trigger"), "seed"):
 		req.TriggerKind = spine.TriggerSeed
 	}
+	var early <-chan struct{}
 	if rq.wait > 0 {
 		release, err := s.holdWait(c)
 		if err != nil {
 			return nil, err
 		}
 		defer release()
+		// The job's id is chosen here and its completion subscribed to
+		// before the enqueue, so the wait needs no read of the job before
+		// its completion wakes it: one read per ?wait instead of two.
+		if req.ID, err = uuid.NewV7(); err != nil {
+			return nil, fmt.Errorf("run: new job id: %w", err)
+		}
+		var stop func()
+		early, stop = s.cfg.Store.SubscribeCompletion(req.ID)
+		defer stop()
 	}
 	res, err := s.enq.Enqueue(r.Context(), req)
 	if err != nil {
@@ -95,40 +107,67 @@ func (s *Server) runJob(w http.ResponseWriter, r *http.Request, c *caller) (any,
 	if rq.wait <= 0 {
 		return &reply{status: http.StatusCreated, body: map[string]any{"id": res.ID.String()}}, nil
 	}
+	if res.ID != req.ID {
+		early = nil // folded into the waiting job holding the coalesce key
+	}
 	// The wait may outlast the server's write timeout; it gets its own.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(rq.wait + time.Minute))
-	return s.wait(r, req.Workspace, res.ID, rq.wait)
+	return s.wait(r, req.Workspace, res.ID, rq.wait, early)
 }
 
 // wait answers once the job finishes, or when d passes (or the client
-// goes) with its status. It is woken by the job's completion: it
-// subscribes first and reads the job second, so a completion committed
-// in between is not missed, and reads again on each wake-up; a slow poll
-// every WaitPoll is the fallback for a lost one.
-func (s *Server) wait(r *http.Request, ws string, id uuid.UUID, d time.Duration) (any, error) {
-	done, stop := s.cfg.Store.SubscribeCompletion(id)
-	defer stop()
+// goes) with its status. It is woken by the job's completion: subscribed
+// before the job existed (done, from runJob), it reads the job only once
+// woken; otherwise it subscribes first and reads the job second, so a
+// completion committed in between is not missed. It reads again on each
+// wake-up; a slow poll every WaitPoll is the fallback for a lost one.
+func (s *Server) wait(r *http.Request, ws string, id uuid.UUID, d time.Duration, done <-chan struct{}) (any, error) {
+	read := done == nil
+	if read {
+		var stop func()
+		done, stop = s.cfg.Store.SubscribeCompletion(id)
+		defer stop()
+	}
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	poll := time.NewTicker(s.cfg.WaitPoll)
 	defer poll.Stop()
 	for {
-		j, err := s.cfg.Store.GetJob(r.Context(), ws, id)
-		if err != nil {
-			return nil, err
+		if read {
+			j, err := s.cfg.Store.GetJob(r.Context(), ws, id)
+			if err != nil {
+				return nil, err
+			}
+			if j.Status.Terminal() {
+				return outcome(j), nil
+			}
 		}
-		if j.Status.Terminal() {
-			return outcome(j), nil
-		}
+		read = true
 		select {
 		case <-r.Context().Done(): // client gone or server shutting down
-			return &reply{status: http.StatusAccepted, body: outcome(j)}, nil
+			return s.waited(r, ws, id)
 		case <-deadline.C:
-			return &reply{status: http.StatusAccepted, body: outcome(j)}, nil
+			return s.waited(r, ws, id)
 		case <-done:
 		case <-poll.C:
 		}
 	}
+}
+
+// waited answers a wait that ended before the job did: 202 with the
+// job's status as of now (or 200 with its outcome, had it just ended). It
+// reads past the request's end: a server shutting down still answers.
+func (s *Server) waited(r *http.Request, ws string, id uuid.UUID) (any, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
+	defer cancel()
+	j, err := s.cfg.Store.GetJob(ctx, ws, id)
+	if err != nil {
+		return nil, err
+	}
+	if j.Status.Terminal() {
+		return outcome(j), nil
+	}
+	return &reply{status: http.StatusAccepted, body: outcome(j)}, nil
 }
 
 // jobID parses the path's {id}; a malformed id names no job (404).

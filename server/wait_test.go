@@ -107,10 +107,9 @@ func TestRunWaitWokenByCompletion(t *testing.T) {
 		go func() {
 			answer <- e.call("POST", "/api/w/ws/jobs/run/hello/greet?wait=60s", adminToken, `{"name":"Ada"}`)
 		}()
-		// The handler subscribes before it reads; once it has read the
-		// job queued, it waits.
-		w.nextRead(t, spine.StatusQueued, "?wait's first read")
-		c := claimByHand(t, e)
+		// The handler subscribes before it enqueues, and reads the job
+		// only once woken: the first read is the finished job.
+		c := claimWhenQueued(t, e)
 		if _, err := e.db.Complete(t.Context(), spine.CompleteParams{Lease: spine.Lease{JobID: c.ID, ClaimToken: c.ClaimToken},
 			Result: json.RawMessage(`{"greeting":"Hello, Ada!"}`)}); err != nil {
 			t.Fatal(err)
@@ -124,14 +123,48 @@ func TestRunWaitWokenByCompletion(t *testing.T) {
 		go func() {
 			answer <- e.call("POST", "/api/w/ws/jobs/run/hello/greet?wait=60s", adminToken, `{"name":"Bo"}`)
 		}()
-		w.nextRead(t, spine.StatusQueued, "second ?wait's first read")
-		id := waitingJob(t, e)
+		id := awaitWaitingJob(t, e)
 		e.call("POST", "/api/w/ws/jobs/"+id+"/cancel", adminToken, `{"reason":"not needed"}`).want(200)
 		w.nextRead(t, spine.StatusCanceled, "second ?wait's read after the cancel")
 		if got := (<-answer).want(200).obj(); got["id"] != id || got["status"] != "canceled" {
 			t.Fatalf("?wait of a canceled job answered %v", got)
 		}
 	})
+}
+
+// claimWhenQueued claims the one job a ?wait enqueues, once it is there.
+func claimWhenQueued(t *testing.T, e *env) spine.ClaimedJob {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		jobs, err := e.db.Claim(t.Context(), spine.ClaimParams{Worker: "w-1", Tags: []string{spine.DefaultTag}, Limit: 1})
+		if err != nil || len(jobs) > 1 {
+			t.Fatalf("claim: %v %v", jobs, err)
+		}
+		if len(jobs) == 1 {
+			return jobs[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no job to claim after 30s")
+		}
+		time.Sleep(5 * time.Millisecond) // polling for the request's enqueue, with a deadline
+	}
+}
+
+// awaitWaitingJob is waitingJob once the one queued job is there.
+func awaitWaitingJob(t *testing.T, e *env) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		list := e.call("GET", "/api/w/ws/jobs?status=queued", adminToken, "").want(200).obj()
+		if jobs, _ := list["jobs"].([]any); len(jobs) > 0 {
+			return waitingJob(t, e)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no queued job after 30s")
+		}
+		time.Sleep(5 * time.Millisecond) // polling for the request's enqueue, with a deadline
+	}
 }
 
 // waitingJob is the id of the one queued job, read from the list.
@@ -167,6 +200,33 @@ func TestFollowLogsEndWokenByCompletion(t *testing.T) {
 		rest, status := s.untilEnd(t)
 		if status != "success" || joinLogs(rest) != "last words\n" {
 			t.Fatalf("stream ended with %q after %+v", status, rest)
+		}
+	})
+}
+
+// TestRunWaitCoalescedFollowsTheHolder: a ?wait folded into the waiting
+// job holding its coalesce key waits for that job (its id, not the one
+// the request was given), subscribing and reading it first.
+func TestRunWaitCoalescedFollowsTheHolder(t *testing.T) {
+	t.Parallel()
+	forEachWatchedBackend(t, func(t *testing.T, e *env, w *watchedStore) {
+		holder := e.call("POST", "/api/w/ws/jobs/run/hello/greet?coalesce_key=k", adminToken, `{"name":"Ada"}`).want(201).obj()["id"].(string)
+		answer := make(chan *resp, 1)
+		go func() {
+			answer <- e.call("POST", "/api/w/ws/jobs/run/hello/greet?coalesce_key=k&wait=60s", adminToken, `{"name":"Bo"}`)
+		}()
+		w.nextRead(t, spine.StatusQueued, "the folded ?wait's first read")
+		c := claimByHand(t, e)
+		if c.ID.String() != holder {
+			t.Fatalf("claimed %s, want the holder %s", c.ID, holder)
+		}
+		if _, err := e.db.Complete(t.Context(), spine.CompleteParams{Lease: spine.Lease{JobID: c.ID, ClaimToken: c.ClaimToken},
+			Result: json.RawMessage(`{"greeting":"Hello, Bo!"}`)}); err != nil {
+			t.Fatal(err)
+		}
+		w.nextRead(t, spine.StatusSuccess, "the folded ?wait's read after the completion")
+		if got := (<-answer).want(200).obj(); got["id"] != holder || got["status"] != "success" {
+			t.Fatalf("folded ?wait answered %v, want the holder's outcome", got)
 		}
 	})
 }
