@@ -42,6 +42,16 @@ type E2EConfig struct {
 	// Warmup jobs and bare spawns run before the measured ones (the first
 	// job of a commit prepares its copy). Default 5.
 	Warmup int
+	// Warm adds the same action as a warm app (hellowarm, `warm: true`,
+	// in a source of its own) at every level, beside cold and bare bun,
+	// and reports the warm pool's memory afterwards.
+	Warm bool
+	// BurstJobs warm jobs with BurstClients requests in flight are run
+	// after the levels when both are set (with Warm): the throughput mode.
+	BurstJobs, BurstClients int
+	// WorkerConcurrency is the worker's --concurrency; default the highest
+	// level.
+	WorkerConcurrency int
 	// Progress receives a line per phase; nil discards.
 	Progress io.Writer
 }
@@ -66,6 +76,9 @@ func (c *E2EConfig) defaults() {
 	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
+	}
+	if c.WorkerConcurrency <= 0 {
+		c.WorkerConcurrency = slices.Max(c.Concurrency)
 	}
 }
 
@@ -104,6 +117,8 @@ type E2EResult struct {
 	// Breakdown splits the same round trips by the job's own timestamps.
 	Breakdown  E2EBreakdown    `json:"breakdown"`
 	Throughput []E2EThroughput `json:"throughput"`
+	// Warm is the warm action's figures (--warm).
+	Warm *E2EWarm `json:"warm,omitempty"`
 }
 
 // E2EBreakdown is where a `?wait` round trip's time goes, as p50s over the
@@ -168,7 +183,7 @@ type E2ESkip struct {
 // flight, bare first. Everything it made is removed before it returns.
 func E2E(ctx context.Context, cfg E2EConfig) (E2EReport, error) {
 	cfg.defaults()
-	rep := E2EReport{Mode: "e2e", Jobs: cfg.Jobs, WorkerConcurrency: slices.Max(cfg.Concurrency),
+	rep := E2EReport{Mode: "e2e", Jobs: cfg.Jobs, WorkerConcurrency: cfg.WorkerConcurrency,
 		GoVersion: runtime.Version(), CPUs: runtime.NumCPU()}
 	if cfg.Binary == "" {
 		return rep, errors.New("e2e: no windforce binary to start")
@@ -218,7 +233,7 @@ func mkdir(dir, name string) string {
 // e2eDatabase measures one database against bare bun.
 func e2eDatabase(ctx context.Context, cfg E2EConfig, db string, bare *bareBun, dir string) (res E2EResult, err error) {
 	res.Database = db
-	workers := slices.Max(cfg.Concurrency)
+	workers := cfg.WorkerConcurrency
 	var s *setup
 	switch db {
 	case "sqlite":
@@ -245,6 +260,13 @@ func e2eDatabase(ctx context.Context, cfg E2EConfig, db string, bare *bareBun, d
 		}
 		return fmt.Errorf("e2e %s: %s: %w", db, what, err)
 	}
+	if cfg.Warm {
+		fmt.Fprintf(cfg.Progress, "e2e %s: adding the warm app %s (source %s)\n", db, warmApp, warmSource)
+		if err := addWarmSource(ctx, s.api, s.gitDir); err != nil {
+			return res, fail("warm source", err)
+		}
+		res.Warm = &E2EWarm{}
+	}
 	for range cfg.Warmup {
 		if _, _, err := s.api.greetWait(ctx); err != nil {
 			return res, fail("warm-up job", err)
@@ -252,43 +274,114 @@ func e2eDatabase(ctx context.Context, cfg E2EConfig, db string, bare *bareBun, d
 		if _, err := bare.once(ctx); err != nil {
 			return res, fail("warm-up bare spawn", err)
 		}
+		if cfg.Warm {
+			if _, _, err := s.api.greetWarm(ctx); err != nil {
+				return res, fail("warm-up warm job", err)
+			}
+		}
 	}
 	for _, c := range cfg.Concurrency {
 		bareTook, bareLat, err := runConcurrently(ctx, cfg.Jobs, c, bare.once)
 		if err != nil {
 			return res, fail(fmt.Sprintf("bare bun at concurrency %d", c), err)
 		}
-		var (
-			mu    sync.Mutex
-			trips []trip
-		)
-		took, lat, err := runConcurrently(ctx, cfg.Jobs, c, func(ctx context.Context) (time.Duration, error) {
-			d, id, err := s.api.greetWait(ctx)
-			mu.Lock()
-			trips = append(trips, trip{id: id, took: d})
-			mu.Unlock()
-			return d, err
-		})
+		lvl, err := level(ctx, cfg.Jobs, c, s.api.greetWait)
 		if err != nil {
 			return res, fail(fmt.Sprintf("jobs at concurrency %d", c), err)
 		}
-		t := E2EThroughput{Concurrency: c, Seconds: round3(took.Seconds()), BareSeconds: round3(bareTook.Seconds()),
-			JobsPerSec: perSec(cfg.Jobs, took), BareJobsPerSec: perSec(cfg.Jobs, bareTook), TimeRatio: ratio(took.Seconds(), bareTook.Seconds())}
+		t := lvl.throughput(cfg.Jobs, c, bareTook)
 		res.Throughput = append(res.Throughput, t)
 		fmt.Fprintf(cfg.Progress, "e2e %s: concurrency %d: %d jobs in %.2fs (%.1f/s), bare bun %.2fs (%.1f/s): %.2fx\n",
 			db, c, cfg.Jobs, t.Seconds, t.JobsPerSec, t.BareSeconds, t.BareJobsPerSec, t.TimeRatio)
 		if c == 1 {
 			res.BareStartP50, res.BareStartP99 = percentile(bareLat, 50), percentile(bareLat, 99)
-			res.WaitP50, res.WaitP99 = percentile(lat, 50), percentile(lat, 99)
+			res.WaitP50, res.WaitP99 = percentile(lvl.lat, 50), percentile(lvl.lat, 99)
 			res.WaitP50Ratio, res.WaitP99Ratio = ratio(res.WaitP50, res.BareStartP50), ratio(res.WaitP99, res.BareStartP99)
 			res.OverheadP50 = round3(res.WaitP50 - res.BareStartP50)
-			res.Samples = len(lat)
-			if res.Breakdown, err = breakdown(ctx, s.api, trips); err != nil {
+			res.Samples = len(lvl.lat)
+			if res.Breakdown, err = breakdown(ctx, s.api, lvl.trips); err != nil {
 				return res, fail("read the jobs' timestamps", err)
 			}
 		}
+		if !cfg.Warm {
+			continue
+		}
+		if err := warmLevel(ctx, cfg, s, c, bareTook, &res); err != nil {
+			return res, fail(fmt.Sprintf("warm jobs at concurrency %d", c), err)
+		}
+	}
+	if !cfg.Warm {
+		return res, nil
+	}
+	if cfg.BurstJobs > 0 && cfg.BurstClients > 0 {
+		fmt.Fprintf(cfg.Progress, "e2e %s: throughput: %d warm jobs, %d requests in flight\n", db, cfg.BurstJobs, cfg.BurstClients)
+		if res.Warm.Burst, err = burst(ctx, s.api, cfg.BurstJobs, cfg.BurstClients); err != nil {
+			return res, fail("warm throughput", err)
+		}
+		fmt.Fprintf(cfg.Progress, "e2e %s: throughput: %.1f warm jobs/s\n", db, res.Warm.Burst.JobsPerSec)
+	}
+	if res.Warm.Memory, err = warmMemory(s.workerPID()); err != nil {
+		return res, fail("warm pool memory", err)
 	}
 	return res, nil
+}
+
+// warmLevel measures the warm action at concurrency c against the same
+// level's bare spawns (bareTook) and adds it to res.Warm; at c = 1 its
+// round trips are the warm latency samples.
+func warmLevel(ctx context.Context, cfg E2EConfig, s *setup, c int, bareTook time.Duration, res *E2EResult) error {
+	lvl, err := level(ctx, cfg.Jobs, c, s.api.greetWarm)
+	if err != nil {
+		return err
+	}
+	t := lvl.throughput(cfg.Jobs, c, bareTook)
+	res.Warm.Throughput = append(res.Warm.Throughput, t)
+	fmt.Fprintf(cfg.Progress, "e2e %s: concurrency %d: %d warm jobs in %.2fs (%.1f/s): %.2fx bare bun's time\n",
+		res.Database, c, cfg.Jobs, t.Seconds, t.JobsPerSec, t.TimeRatio)
+	if c != 1 {
+		return nil
+	}
+	w := res.Warm
+	w.WaitP50, w.WaitP99 = percentile(lvl.lat, 50), percentile(lvl.lat, 99)
+	w.OverheadP50 = round3(w.WaitP50 - res.BareStartP50)
+	w.Samples = len(lvl.lat)
+	w.Breakdown, err = breakdown(ctx, s.api, lvl.trips)
+	if err != nil {
+		return fmt.Errorf("read the jobs' timestamps: %w", err)
+	}
+	return nil
+}
+
+// levelRun is one level's jobs: the wall time, each round trip, and the
+// jobs with their round trips for the breakdown.
+type levelRun struct {
+	took  time.Duration
+	lat   []time.Duration
+	trips []trip
+}
+
+// level runs n jobs through one (greetWait or greetWarm), c at a time.
+func level(ctx context.Context, n, c int, one func(context.Context) (time.Duration, string, error)) (levelRun, error) {
+	var (
+		mu sync.Mutex
+		l  levelRun
+	)
+	took, lat, err := runConcurrently(ctx, n, c, func(ctx context.Context) (time.Duration, error) {
+		d, id, err := one(ctx)
+		mu.Lock()
+		l.trips = append(l.trips, trip{id: id, took: d})
+		mu.Unlock()
+		return d, err
+	})
+	l.took, l.lat = took, lat
+	return l, err
+}
+
+// throughput is the level's row against bare bun's time for the same
+// number of spawns.
+func (l levelRun) throughput(n, c int, bareTook time.Duration) E2EThroughput {
+	return E2EThroughput{Concurrency: c, Seconds: round3(l.took.Seconds()), BareSeconds: round3(bareTook.Seconds()),
+		JobsPerSec: perSec(n, l.took), BareJobsPerSec: perSec(n, bareTook), TimeRatio: ratio(l.took.Seconds(), bareTook.Seconds())}
 }
 
 func perSec(n int, d time.Duration) float64 {
@@ -329,11 +422,47 @@ func WriteE2ETable(w io.Writer, rep E2EReport) error {
 		fmt.Fprintf(w, "per-job overhead p50: %.2f ms (goal <= 10 ms); throughput ratio is time over bare bun's time (goal <= 1.3x)\n", r.OverheadP50)
 		fmt.Fprintf(w, "round trip p50s by the job's timestamps: queued %.2f ms, run %.2f ms, rest (HTTP, enqueue, wait answered) %.2f ms\n",
 			r.Breakdown.QueuedP50, r.Breakdown.RunP50, r.Breakdown.RestP50)
+		if r.Warm != nil {
+			if err := writeWarmTable(w, r); err != nil {
+				return err
+			}
+		}
 	}
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(w, "\n%s: skipped: %s\n", s.Database, s.Reason)
 	}
 	_, err := fmt.Fprintln(w)
+	if err != nil {
+		return fmt.Errorf("e2e table: %w", err)
+	}
+	return nil
+}
+
+// writeWarmTable prints a database's warm figures beside its cold ones
+// and bare bun's, with issue 18's goals (printed, never asserted).
+func writeWarmTable(w io.Writer, r E2EResult) error {
+	m := r.Warm
+	fmt.Fprintf(w, "\n%s, warm (%s/greet, warm: true) beside cold (hello/greet) and bare bun\n", r.Database, warmApp)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "\twarm\tcold\tbare bun\twarm/bare\t\n")
+	fmt.Fprintf(tw, "?wait round trip p50 (ms)\t%.2f\t%.2f\t%.2f\t%.2fx\t\n", m.WaitP50, r.WaitP50, r.BareStartP50, ratio(m.WaitP50, r.BareStartP50))
+	fmt.Fprintf(tw, "?wait round trip p99 (ms)\t%.2f\t%.2f\t%.2f\t%.2fx\t\n", m.WaitP99, r.WaitP99, r.BareStartP99, ratio(m.WaitP99, r.BareStartP99))
+	for i, t := range m.Throughput {
+		cold := r.Throughput[i]
+		fmt.Fprintf(tw, "concurrency %d (jobs/s)\t%.1f\t%.1f\t%.1f\t%.2fx\t\n", t.Concurrency, t.JobsPerSec, cold.JobsPerSec, t.BareJobsPerSec, t.TimeRatio)
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("e2e table: %w", err)
+	}
+	fmt.Fprintf(w, "warm goals: ?wait p50 <= 3 ms (%.2f), p99 <= 10 ms (%.2f); warm round trip p50s: queued %.2f ms, run %.2f ms, rest %.2f ms\n",
+		m.WaitP50, m.WaitP99, m.Breakdown.QueuedP50, m.Breakdown.RunP50, m.Breakdown.RestP50)
+	if b := m.Burst; b != nil {
+		fmt.Fprintf(w, "warm throughput: %d jobs, %d requests in flight: %.1f jobs/s (goal >= 1500/s on SQLite), round trip p50 %.2f ms, p99 %.2f ms\n",
+			b.Jobs, b.Clients, b.JobsPerSec, b.P50, b.P99)
+	}
+	mem := m.Memory
+	_, err := fmt.Fprintf(w, "warm pool after the runs: %d bun processes, idle RSS p50 %.1f MiB (max %.1f); all %d processes below the worker %.1f MiB\n",
+		mem.Processes, mem.IdleRSSP50MiB, mem.IdleRSSMaxMiB, mem.TreeProcesses, mem.PoolRSSMiB)
 	if err != nil {
 		return fmt.Errorf("e2e table: %w", err)
 	}

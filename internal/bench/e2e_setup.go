@@ -35,8 +35,10 @@ var ErrPostgresUnavailable = errors.New("postgres is not reachable")
 type setup struct {
 	database string
 	api      *apiClient
-	procs    []*child
-	closers  []func(context.Context) error // run last to first
+	// gitDir is where the setup may add file:// repositories as sources.
+	gitDir  string
+	procs   []*child
+	closers []func(context.Context) error // run last to first
 }
 
 // close stops the processes (workers before servers: they were started
@@ -52,6 +54,10 @@ func (s *setup) close(ctx context.Context) error {
 	s.api.http.CloseIdleConnections()
 	return errors.Join(errs...)
 }
+
+// workerPID is the process that runs the jobs (dev, or the worker): the
+// last one started.
+func (s *setup) workerPID() int { return s.procs[len(s.procs)-1].cmd.Process.Pid }
 
 // alive returns an error naming the first process of the setup that
 // exited, with its stderr.
@@ -76,7 +82,7 @@ func startDev(bin, dir string, concurrency int) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &setup{database: "sqlite", procs: []*child{p}, api: newAPIClient("", "")}
+	s := &setup{database: "sqlite", procs: []*child{p}, api: newAPIClient("", ""), gitDir: filepath.Join(dir, "bench-git")}
 	base, err := p.line("console:", startWithin)
 	if err == nil {
 		s.api.url = strings.TrimSuffix(base, "/")
@@ -111,6 +117,7 @@ func startPostgresCluster(ctx context.Context, bin, dir, serverURL string, concu
 		}
 	}()
 	gitDir := filepath.Join(dir, "git")
+	s.gitDir = gitDir
 	bare := filepath.Join(gitDir, "hello.git")
 	if err := (&source.Git{}).InitRepo(ctx, bare, "main", examples.Hello(), "hello example"); err != nil {
 		return nil, fmt.Errorf("e2e postgres: example repository: %w", err)
@@ -239,8 +246,13 @@ func (a *apiClient) call(ctx context.Context, want int, method, path, body strin
 // (from sending the request to the job's successful outcome read back)
 // and the job's id.
 func (a *apiClient) greetWait(ctx context.Context) (time.Duration, string, error) {
+	return a.greetApp(ctx, "hello")
+}
+
+// greetApp is greetWait on app's greet action.
+func (a *apiClient) greetApp(ctx context.Context, app string) (time.Duration, string, error) {
 	began := time.Now()
-	data, err := a.call(ctx, http.StatusOK, "POST", "/jobs/run/hello/greet?wait=60s", `{"name":"bench"}`)
+	data, err := a.call(ctx, http.StatusOK, "POST", "/jobs/run/"+app+"/greet?wait=60s", `{"name":"bench"}`)
 	took := time.Since(began)
 	if err != nil {
 		return 0, "", err
@@ -251,10 +263,10 @@ func (a *apiClient) greetWait(ctx context.Context) (time.Duration, string, error
 		Error  json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
-		return 0, "", fmt.Errorf("run hello/greet: decode %s: %w", data, err)
+		return 0, "", fmt.Errorf("run %s/greet: decode %s: %w", app, data, err)
 	}
 	if out.Status != "success" {
-		return 0, "", fmt.Errorf("run hello/greet: job %s ended %s: %s", out.ID, out.Status, out.Error)
+		return 0, "", fmt.Errorf("run %s/greet: job %s ended %s: %s", app, out.ID, out.Status, out.Error)
 	}
 	return took, out.ID, nil
 }

@@ -54,7 +54,7 @@ func e2eBinary(t *testing.T) string {
 
 // requireBun skips loudly without bun, or fails with
 // WINDFORCE_TEST_REQUIRE_BUN=1.
-func requireBun(t *testing.T) {
+func requireBun(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("bun"); err != nil {
 		testdb.Unavailable(t, "WINDFORCE_TEST_REQUIRE_BUN", "bun", err)
@@ -137,6 +137,63 @@ func checkE2EReport(t *testing.T, rep E2EReport, db string) {
 	}
 	if !slices.Equal(levels, []int{1, 2}) {
 		t.Errorf("concurrency levels %v, want [1 2] (1 is always measured)", levels)
+	}
+}
+
+// TestE2EWarm runs the end-to-end bench with --warm and a short
+// --throughput on each database and checks that the warm figures are all
+// there beside the cold ones: latency, every level, the throughput run,
+// and a warm process found idle afterwards; never the figures' values.
+func TestE2EWarm(t *testing.T) {
+	t.Parallel()
+	requireBun(t)
+	testdb.RequireSandbox(t)
+	for _, db := range []string{"sqlite", "postgres"} {
+		t.Run(db, func(t *testing.T) {
+			t.Parallel()
+			cfg := E2EConfig{Binary: e2eBinary(t), Databases: []string{db}, PostgresURL: testdb.PostgresURL(),
+				SkipUnavailablePostgres: true, Jobs: 3, Concurrency: []int{2}, Warmup: 1, Progress: &lockedBuffer{},
+				Warm: true, BurstJobs: 12, BurstClients: 4}
+			rep, err := E2E(context.Background(), cfg)
+			if err != nil {
+				t.Fatalf("e2e --warm: %v\nprogress:\n%s", err, cfg.Progress)
+			}
+			if len(rep.Skipped) > 0 {
+				testdb.Unavailable(t, "WINDFORCE_TEST_REQUIRE_POSTGRES", "Postgres", errors.New(rep.Skipped[0].Reason))
+			}
+			checkE2EReport(t, rep, db)
+			w := rep.Results[0].Warm
+			if w == nil {
+				t.Fatal("no warm figures")
+			}
+			if w.WaitP50 <= 0 || w.WaitP99 <= 0 || w.Samples != 3 || w.Breakdown.RunP50 <= 0 || len(w.Throughput) != 2 {
+				t.Errorf("warm figures %+v", w)
+			}
+			if b := w.Burst; b == nil || b.Jobs != 12 || b.Clients != 4 || b.JobsPerSec <= 0 || b.P99 <= 0 {
+				t.Errorf("warm throughput %+v", b)
+			}
+			if m := w.Memory; m.Processes < 1 || m.IdleRSSP50MiB <= 0 || m.PoolRSSMiB < m.IdleRSSP50MiB {
+				t.Errorf("warm pool memory %+v: want at least one warm bun found idle", m)
+			}
+			var table bytes.Buffer
+			if err := WriteE2ETable(&table, rep); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"warm (hellowarm/greet", "warm goals", "warm throughput", "warm pool after the runs"} {
+				if !strings.Contains(table.String(), want) {
+					t.Errorf("table lacks %q:\n%s", want, table.String())
+				}
+			}
+			line, err := json.Marshal(rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, key := range []string{`"warm":{`, `"burst":{`, `"idle_rss_p50_mib"`, `"pool_rss_mib"`} {
+				if !bytes.Contains(line, []byte(key)) {
+					t.Errorf("JSON lacks %s: %s", key, line)
+				}
+			}
+		})
 	}
 }
 

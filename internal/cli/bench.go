@@ -40,11 +40,20 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	e2eDB := fs.String("e2e-db", "both", "e2e mode: sqlite, postgres or both (both skips an unreachable Postgres, saying so)")
 	e2eConc := fs.String("e2e-concurrency", "1,2,8", "e2e mode: concurrency levels (requests and bare spawns in flight); the worker gets the highest")
 	e2eWarmup := fs.Int("e2e-warmup", 5, "e2e mode: uncounted jobs and bare spawns first")
+	var wf e2eWarmFlags
+	fs.BoolVar(&wf.warm, "warm", false, "e2e mode: also run the same action as a warm app (warm: true) at every level, and report the warm pool's memory")
+	fs.BoolVar(&wf.throughput, "throughput", false, "e2e --warm: then run --throughput-jobs warm jobs with --throughput-concurrency requests in flight (jobs/s)")
+	fs.IntVar(&wf.jobs, "throughput-jobs", 5000, "e2e --warm --throughput: warm jobs to run")
+	fs.IntVar(&wf.clients, "throughput-concurrency", 32, "e2e --warm --throughput: requests in flight")
+	fs.IntVar(&wf.workers, "e2e-worker-concurrency", 0, "e2e mode: the worker's --concurrency (0: the highest --e2e-concurrency level)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if *e2e {
 		ecfg, err := e2eConfig(*dbURL, *e2eDB, *e2eConc, *e2eJobs, *e2eWarmup)
+		if err == nil {
+			err = wf.apply(&ecfg)
+		}
 		if err != nil {
 			return err
 		}
@@ -140,6 +149,31 @@ func e2eConfig(dbURL, dbs, levels string, jobs, warmup int) (bench.E2EConfig, er
 	}
 	cfg.Binary = bin
 	return cfg, nil
+}
+
+// e2eWarmFlags are the flags of `bench --e2e --warm [--throughput]`.
+type e2eWarmFlags struct {
+	warm, throughput       bool
+	jobs, clients, workers int
+}
+
+// apply sets them on cfg; --throughput without --warm, or counts below 1,
+// are usage errors.
+func (f e2eWarmFlags) apply(cfg *bench.E2EConfig) error {
+	if f.throughput && !f.warm {
+		return &UsageError{Msg: "--throughput measures warm jobs: add --warm"}
+	}
+	if f.throughput && (f.jobs < 1 || f.clients < 1) {
+		return &UsageError{Msg: "--throughput-jobs and --throughput-concurrency must be at least 1"}
+	}
+	if f.workers < 0 {
+		return &UsageError{Msg: "--e2e-worker-concurrency must be at least 0"}
+	}
+	cfg.Warm, cfg.WorkerConcurrency = f.warm, f.workers
+	if f.throughput {
+		cfg.BurstJobs, cfg.BurstClients = f.jobs, f.clients
+	}
+	return nil
 }
 
 // runBenchE2E runs `windforce bench --e2e`: progress on stderr, then the

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/windforce/windforce/internal/bench"
 )
 
 // TestE2EConfig: the --e2e flags as bench.E2EConfig, and the Postgres
@@ -36,5 +38,29 @@ func TestE2EConfig(t *testing.T) {
 	var u *UsageError
 	if _, err := e2eConfig("", "both", "1", 0, 1); !errors.As(err, &u) {
 		t.Errorf("--e2e-jobs 0: %v, want a usage error", err)
+	}
+}
+
+// TestE2EWarmFlags: --warm, --throughput (which needs --warm) and the
+// worker's concurrency as bench.E2EConfig; bad combinations are usage
+// errors.
+func TestE2EWarmFlags(t *testing.T) {
+	var cfg bench.E2EConfig
+	if err := (e2eWarmFlags{warm: true, throughput: true, jobs: 100, clients: 16, workers: 4}).apply(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Warm || cfg.BurstJobs != 100 || cfg.BurstClients != 16 || cfg.WorkerConcurrency != 4 {
+		t.Fatalf("config %+v", cfg)
+	}
+	cfg = bench.E2EConfig{}
+	if err := (e2eWarmFlags{warm: true, jobs: 100, clients: 16}).apply(&cfg); err != nil || cfg.BurstJobs != 0 {
+		t.Fatalf("--warm without --throughput: %v, config %+v (want no throughput run)", err, cfg)
+	}
+	for _, bad := range []e2eWarmFlags{{throughput: true, jobs: 1, clients: 1}, {warm: true, throughput: true, jobs: 0, clients: 1},
+		{warm: true, throughput: true, jobs: 1, clients: 0}, {workers: -1}} {
+		var u *UsageError
+		if err := bad.apply(&bench.E2EConfig{}); !errors.As(err, &u) {
+			t.Errorf("%+v: %v, want a usage error", bad, err)
+		}
 	}
 }
