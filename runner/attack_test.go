@@ -26,19 +26,31 @@ import (
 type attackHarness struct {
 	*harness
 	objects string
+	warm    bool
 }
+
+// attackStart is how the suite's jobs start: direct or through setpriv,
+// cold or warm.
+type attackStart struct{ direct, warm bool }
 
 // setupAttack builds the harness; with direct, the test's temporary
 // folders are made searchable (as /var/lib/windforce is) so jobs start
 // the way production workers start them, bwrap directly as the job's uid;
 // without, WINDFORCE_DIR lies below a 0700 folder and setpriv drops the
-// uid (runner/sandbox/direct.go).
-func setupAttack(t *testing.T, direct bool) *attackHarness {
+// uid (runner/sandbox/direct.go). With warm, every attack runs as a child
+// of a warm node process (testdata/attack/attack.mjs): the sandbox holds
+// the same for a process that lives across jobs.
+func setupAttack(t *testing.T, start attackStart) *attackHarness {
 	t.Helper()
 	var objects string
-	h := setup(t, harnessOpts{concurrency: 6, cfg: func(c *Config) {
+	var warm *spine.Warm
+	if start.warm {
+		warm = &spine.DefaultWarm
+	}
+	h := setup(t, harnessOpts{concurrency: 6, warm: warm, cfg: func(c *Config) {
 		objects = filepath.Join(filepath.Dir(c.Dir), "objects")
 		c.Sandbox.Hide = []string{objects}
+		c.WarmProcesses = 6
 	}})
 	if !h.runner.Sandbox().Enabled() {
 		t.Fatal("the runner started without its sandbox")
@@ -56,32 +68,55 @@ func setupAttack(t *testing.T, direct bool) *attackHarness {
 		t.Fatal(err)
 	}
 	h.putFixture("attack", "c-attack", nil)
-	if direct {
+	if start.direct {
 		for d := filepath.Dir(h.dir); d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
 			if err := os.Chmod(d, 0o711); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	return &attackHarness{harness: h, objects: objects}
+	return &attackHarness{harness: h, objects: objects, warm: start.warm}
 }
 
-// bothStarts runs test once per way a root worker starts a sandbox.
-func bothStarts(t *testing.T, test func(t *testing.T, direct bool)) {
-	for _, direct := range []bool{true, false} {
-		t.Run(map[bool]string{true: "direct", false: "setpriv"}[direct], func(t *testing.T) {
+// eachStart runs test once per way a root worker starts a sandbox, cold
+// and warm.
+func eachStart(t *testing.T, test func(t *testing.T, start attackStart)) {
+	for _, start := range []attackStart{{true, false}, {false, false}, {true, true}, {false, true}} {
+		name := map[bool]string{true: "direct", false: "setpriv"}[start.direct]
+		if start.warm {
+			name = "warm-" + name
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			test(t, direct)
+			test(t, start)
 		})
 	}
+}
+
+// warmOrCold runs test cold and warm, bwrap started directly.
+func warmOrCold(t *testing.T, test func(t *testing.T, start attackStart)) {
+	for _, warm := range []bool{false, true} {
+		t.Run(map[bool]string{false: "cold", true: "warm"}[warm], func(t *testing.T) {
+			t.Parallel()
+			test(t, attackStart{direct: true, warm: warm})
+		})
+	}
+}
+
+// attackJob is one attack's job: attack.sh itself, or its warm shim.
+func (h *attackHarness) attackJob(action string, input string, l spine.Limits) job {
+	j := job{commit: "c-attack", entry: "attack.sh", runtime: "command", action: action, input: input, limits: l}
+	if h.warm {
+		j.entry, j.runtime = "attack.mjs", "node"
+	}
+	return j
 }
 
 // attack runs one action and returns the finished job.
 func (h *attackHarness) attack(action string, input map[string]string, l spine.Limits) spine.Job {
 	h.t.Helper()
 	in, _ := json.Marshal(input)
-	return h.wait(h.enqueue(job{commit: "c-attack", entry: "attack.sh", runtime: "command", action: action,
-		input: string(in), limits: l}), 60*time.Second)
+	return h.wait(h.enqueue(h.attackJob(action, string(in), l)), 60*time.Second)
 }
 
 type attackResult struct {
@@ -104,11 +139,11 @@ func assertHeld(t *testing.T, j spine.Job) attackResult {
 
 func TestAttackControlPlaneIsHidden(t *testing.T) {
 	t.Parallel()
-	bothStarts(t, attackControlPlane)
+	eachStart(t, attackControlPlane)
 }
 
-func attackControlPlane(t *testing.T, direct bool) {
-	h := setupAttack(t, direct)
+func attackControlPlane(t *testing.T, start attackStart) {
+	h := setupAttack(t, start)
 	commit := filepath.Join(h.dir, "commits", "ws", "src", "c-attack")
 	objectFiles, _ := filepath.Glob(filepath.Join(h.objects, "*", "*", "*", "*"))
 	cases := []struct {
@@ -149,11 +184,12 @@ func attackControlPlane(t *testing.T, direct bool) {
 // jobs have two uids.
 func TestAttackIdentity(t *testing.T) {
 	t.Parallel()
-	bothStarts(t, attackIdentity)
+	eachStart(t, attackIdentity)
 }
 
-func attackIdentity(t *testing.T, direct bool) {
-	h := setupAttack(t, direct)
+func attackIdentity(t *testing.T, start attackStart) {
+	h := setupAttack(t, start)
+	direct := start.direct
 	j := h.attack("identity", nil, spine.Limits{})
 	var id struct {
 		UID, GID int
@@ -178,8 +214,8 @@ func attackIdentity(t *testing.T, direct bool) {
 		}
 	}
 	// Two running jobs, seen from the host.
-	a := h.enqueue(job{commit: "c-attack", entry: "attack.sh", runtime: "command", action: "sleep", input: `{"seconds":"30"}`})
-	b := h.enqueue(job{commit: "c-attack", entry: "attack.sh", runtime: "command", action: "sleep", input: `{"seconds":"30"}`})
+	a := h.enqueue(h.attackJob("sleep", `{"seconds":"30"}`, spine.Limits{}))
+	b := h.enqueue(h.attackJob("sleep", `{"seconds":"30"}`, spine.Limits{}))
 	h.waitLogs(a, "started", 30*time.Second)
 	h.waitLogs(b, "started", 30*time.Second)
 	ua, ub := hostUIDs(t, newJobTree(a)), hostUIDs(t, newJobTree(b))
@@ -220,14 +256,21 @@ func hostUIDs(t *testing.T, m jobTree) string {
 // WF_TOKEN), see its /tmp, or kill it.
 func TestAttackOtherJob(t *testing.T) {
 	t.Parallel()
-	bothStarts(t, attackOtherJob)
+	eachStart(t, attackOtherJob)
 }
 
-func attackOtherJob(t *testing.T, direct bool) {
-	h := setupAttack(t, direct)
-	victim := h.enqueue(job{commit: "c-attack", entry: "attack.sh", runtime: "command", action: "sleep", input: `{"seconds":"3"}`})
+func attackOtherJob(t *testing.T, start attackStart) {
+	h := setupAttack(t, start)
+	victim := h.enqueue(h.attackJob("sleep", `{"seconds":"3"}`, spine.Limits{}))
 	h.waitLogs(victim, "started", 30*time.Second)
-	dirs, _ := filepath.Glob(filepath.Join(h.dir, "jobs", victim.String()+"-*"))
+	// A cold job's WF_TOKEN is in its directory's ctx.json; a warm
+	// process's directory holds its wrapper, HOME and /tmp.
+	jobs, secret := "jobs", "ctx.json"
+	dirs, _ := filepath.Glob(filepath.Join(h.dir, jobs, victim.String()+"-*"))
+	if h.warm {
+		jobs, secret = "warm", "warm.mjs"
+		dirs = h.runner.warmDirs()
+	}
 	pids := newJobTree(victim).members()
 	if len(dirs) != 1 || len(pids) == 0 {
 		t.Fatalf("victim's job dir %v, processes %v", dirs, pids)
@@ -237,8 +280,8 @@ func attackOtherJob(t *testing.T, direct bool) {
 		action string
 		input  map[string]string
 	}{
-		{"read", map[string]string{"path": filepath.Join(dirs[0], "ctx.json")}},
-		{"ls", map[string]string{"path": filepath.Join(h.dir, "jobs")}}, // only its own
+		{"read", map[string]string{"path": filepath.Join(dirs[0], secret)}},
+		{"ls", map[string]string{"path": filepath.Join(h.dir, jobs)}}, // only its own
 		{"signal", map[string]string{"pid": strconv.Itoa(pids[len(pids)-1])}},
 		{"tmp", nil},
 		{"tmp", nil},
@@ -248,7 +291,7 @@ func attackOtherJob(t *testing.T, direct bool) {
 			defer wg.Done()
 			j := h.attack(tc.action, tc.input, spine.Limits{})
 			r := assertHeld(t, j)
-			if tc.action == "ls" && (strings.Contains(r.Detail, victim.String()) || len(strings.Fields(r.Detail)) != 1) {
+			if tc.action == "ls" && (strings.Contains(r.Detail, victim.String()) || strings.Contains(r.Detail, filepath.Base(dirs[0])) || len(strings.Fields(r.Detail)) != 1) {
 				t.Errorf("a job sees these job directories: %q; want its own alone", r.Detail)
 			}
 		}()
@@ -264,7 +307,11 @@ func attackOtherJob(t *testing.T, direct bool) {
 // environment and setsids does not outlive the job.
 func TestAttackLimits(t *testing.T) {
 	t.Parallel()
-	h := setupAttack(t, true)
+	warmOrCold(t, attackLimits)
+}
+
+func attackLimits(t *testing.T, start attackStart) {
+	h := setupAttack(t, start)
 	j := h.attack("forkbomb", map[string]string{"count": "500"}, spine.Limits{Pids: 40})
 	switch {
 	case j.Status == spine.StatusSuccess:
@@ -311,9 +358,12 @@ func processesRunning(cmd string) []string {
 // TestAttackResultFiles: a job that leaves a FIFO, a link to /dev/zero or
 // to /etc/shadow in place of its result or error file fails with a clear
 // message, at once, and the worker goes on serving jobs.
+// A warm job has no result or error file (its answer comes over a pipe,
+// bounded the same way: TestWarmConformance, TestWarmForgedAnswer), so
+// this attack runs cold only.
 func TestAttackResultFiles(t *testing.T) {
 	t.Parallel()
-	h := setupAttack(t, true)
+	h := setupAttack(t, attackStart{direct: true})
 	for _, tc := range []struct {
 		action, want string
 		input        map[string]string

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/windforce/windforce/runner/sandbox"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -112,6 +114,11 @@ func (pl *warmPool) run(ctx context.Context, job *spine.ClaimedJob, rt runtimeSp
 		wp.stop(pl.r.cfg.KillGrace)
 		pl.done(wp, job)
 		return nil, fmt.Errorf("job stopped: %w", context.Cause(ctx))
+	}
+	// Out of memory first, as for a cold job: the kernel killed part of
+	// the tree during the job (a process never serves after that).
+	if err == nil && wp.p.OOMKilled() {
+		err = exitFailure(sandbox.Exit{OOM: true, Memory: wp.p.Limits().Memory}, "")
 	}
 	pl.done(wp, job)
 	if err == nil {
@@ -251,13 +258,14 @@ func (pl *warmPool) done(wp *warmProc, job *spine.ClaimedJob) {
 	alive := wp.alive()
 	if alive {
 		wp.p.KillOthers(wp.main)
+		alive = wp.clearFiles() == nil
 	}
 	mem, _ := wp.memory()
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	wp.jobs++
 	wp.busy = false
-	if !alive || pl.closed || wp.jobs >= wp.key.policy.MaxJobs || wp.overMemory(mem) || pl.stale(wp.key) {
+	if !alive || wp.suspect || len(wp.answers) > 0 || pl.closed || wp.jobs >= wp.key.policy.MaxJobs || wp.overMemory(mem) || pl.stale(wp.key) {
 		pl.retireLocked(wp)
 		return
 	}
@@ -345,6 +353,46 @@ func (wp *warmProc) end() {
 		}
 	})
 }
+
+// clearFiles empties the process's HOME and /tmp: files a job wrote there
+// are not the next job's (module state in memory is; docs/WORKERS.md).
+// What was there when the process became ready stays: the mount points
+// the sandbox made (a WINDFORCE_DIR below /tmp shows its paths inside the
+// process's /tmp; removing them would unmount them). A process whose
+// files cannot be removed is retired.
+func (wp *warmProc) clearFiles() error {
+	for _, d := range []string{wp.home(), wp.tmp()} {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return fmt.Errorf("clear %s: %w", d, err)
+		}
+		for _, e := range entries {
+			p := filepath.Join(d, e.Name())
+			if wp.keep[p] {
+				continue
+			}
+			if err := os.RemoveAll(p); err != nil {
+				return fmt.Errorf("clear %s: %w", d, err)
+			}
+		}
+	}
+	return nil
+}
+
+// snapshotFiles records what HOME and /tmp hold once the process is
+// ready; clearFiles keeps it.
+func (wp *warmProc) snapshotFiles() {
+	wp.keep = map[string]bool{}
+	for _, d := range []string{wp.home(), wp.tmp()} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			wp.keep[filepath.Join(d, e.Name())] = true
+		}
+	}
+}
+
+func (wp *warmProc) home() string { return filepath.Join(wp.dir, "home") }
+func (wp *warmProc) tmp() string  { return filepath.Join(wp.dir, "tmp") }
 
 // memory is the process's memory use now: its cgroup's, or its resident
 // set with the sandbox off.

@@ -269,3 +269,46 @@ func TestWarmNewCommit(t *testing.T) {
 		t.Errorf("after the old job: processes of %v (pids %v, before %v), want the new commit's alone", cs, pids, newPids)
 	}
 }
+
+// TestWarmForgedAnswer: job code that writes to the answer pipe breaks
+// only its own job: a frame that is not one, or one for another request,
+// fails the job and retires the process; a frame bigger than the result
+// limit is refused as an oversized result.
+func TestWarmForgedAnswer(t *testing.T) {
+	t.Parallel()
+	h := setupWarm(t, spine.DefaultWarm, func(c *Config) { c.MaxResultBytes = 4096 })
+	f := warmFixtures[0]
+	for i, tc := range []struct{ frame, want string }{
+		{"garbage\n", "broke its answer protocol"},
+		{"result 99 2\n{}", "broke its answer protocol"},
+		// A header whose payload never comes: the wrapper's own answer
+		// is read as payload, the fence is not followed by an answer.
+		{"result 2 999999\n", "broke its answer protocol"},
+		{"result 2 5000\n" + strings.Repeat("x", 5000), "over the limit of 4096 bytes"},
+	} {
+		// An app per case: a fresh process, whose requests are 1 (count)
+		// and 2 (forge).
+		app := fmt.Sprintf("forge-%d", i)
+		run := func(action, input string) spine.Job {
+			j := f.job("c-bun", action, input)
+			j.app = app
+			return h.wait(h.enqueue(j), time.Minute)
+		}
+		run("count", "")
+		pids := h.warmPids(app)
+		in, _ := json.Marshal(map[string]string{"frame": tc.frame})
+		j := run("forge", string(in))
+		if j.Status != spine.StatusFailure || j.Error == nil || !strings.Contains(j.Error.Message, tc.want) {
+			t.Errorf("frame %q: %s %s %+v, want a failure saying %q", tc.frame, j.Status, j.Result, j.Error, tc.want)
+		}
+		// The process is not trusted again: the next job never sees the
+		// frames left in the pipe and runs in a fresh process (at once, or
+		// after the one the stale frame is found in).
+		for range 2 {
+			if j := run("count", ""); j.Status != spine.StatusSuccess {
+				t.Errorf("after frame %q: %s %+v", tc.frame, j.Status, j.Error)
+			}
+		}
+		assertGone(t, "after a forged answer", pids)
+	}
+}

@@ -176,3 +176,40 @@ func TestWarmEnvPerJob(t *testing.T) {
 		})
 	}
 }
+
+// warmDirs are the directories of the pool's busy processes (the attack
+// suite's victims).
+func (r *Runner) warmDirs() []string {
+	r.warm.mu.Lock()
+	defer r.warm.mu.Unlock()
+	var dirs []string
+	for wp := range r.warm.procs {
+		if wp.busy && wp.dir != "" {
+			dirs = append(dirs, wp.dir)
+		}
+	}
+	return dirs
+}
+
+// TestWarmFilesPerJob: files a job leaves in /tmp and HOME are gone when
+// the next job runs in the same process.
+func TestWarmFilesPerJob(t *testing.T) {
+	t.Parallel()
+	h := setupWarm(t, spine.DefaultWarm, nil)
+	for _, f := range warmFixtures {
+		t.Run(f.runtime, func(t *testing.T) {
+			t.Parallel()
+			commit := "c-" + f.runtime
+			first := h.count(f, commit)
+			for i := range 2 {
+				j := h.run(f, commit, "mark", "")
+				if j.Status != spine.StatusSuccess || !jsonEqual(t, j.Result, `{"found":[]}`) {
+					t.Errorf("job %d: %s %s %+v", i, j.Status, j.Result, j.Error)
+				}
+			}
+			if c := h.count(f, commit); c.Runs != first.Runs+1 {
+				t.Errorf("the jobs did not share a process: %+v then %+v", first, c)
+			}
+		})
+	}
+}

@@ -37,7 +37,9 @@ type warmProc struct {
 	answers  chan warmAnswer
 	out      *warmOutput
 	outDone  chan struct{}
-	release  func() // the commit copy, held while the process lives
+	release  func()          // the commit copy, held while the process lives
+	keep     map[string]bool // entries of HOME and /tmp at ready (clearFiles)
+	suspect  bool            // a frame came that no request asked for
 	seq      int
 	started  time.Time
 
@@ -89,7 +91,7 @@ func (pl *warmPool) startWarm(ctx context.Context, job *spine.ClaimedJob, rt run
 	if wp.dir, err = os.MkdirTemp(r.cfg.warmDir(), wp.id+"-"); err != nil {
 		return fmt.Errorf("create warm process directory: %w", err)
 	}
-	home, tmp := filepath.Join(wp.dir, "home"), filepath.Join(wp.dir, "tmp")
+	home, tmp := wp.home(), wp.tmp()
 	wrapper := filepath.Join(wp.dir, rt.warm)
 	if err := writeWarmDir(home, tmp, wrapper, rt.warm); err != nil {
 		return err
@@ -118,6 +120,7 @@ func (pl *warmPool) startWarm(ctx context.Context, job *spine.ClaimedJob, rt run
 		return fmt.Errorf("%w: %q before ready", errWarmProtocol, a.kind)
 	}
 	wp.main = wp.p.Main()
+	wp.snapshotFiles()
 	return nil
 }
 
@@ -211,35 +214,55 @@ func (wp *warmProc) readAnswers(f *os.File, maxResult int64) {
 }
 
 // await waits for the answer to request seq and for the fence after its
-// output. The process ending first is the job's failure (its exit status,
-// out of memory, the last line it wrote); ctx ending first stops the tree.
+// output; once either has come, the other must follow within
+// pipeDrainWait (the wrapper writes them one after the other), or the
+// process is killed. The process ending first is the job's failure (its
+// exit status, out of memory, the last line it wrote); ctx ending first
+// stops the tree. A frame of an earlier request (job code that wrote to
+// the answer pipe) is skipped, and the process is not trusted again.
 func (wp *warmProc) await(ctx context.Context, seq int, fenced <-chan struct{}, logs *logSink) (warmAnswer, error) {
 	var a warmAnswer
-	select {
-	case got, ok := <-wp.answers:
-		if !ok {
-			return a, wp.ended(ctx, logs)
-		}
-		if got.seq != seq {
+	answered := false
+	var deadline <-chan time.Time
+	for !answered || fenced != nil {
+		select {
+		case got, ok := <-wp.answers:
+			switch {
+			case !ok:
+				return a, wp.ended(ctx, logs)
+			case got.seq < seq && seq > 0:
+				wp.suspect = true
+				continue
+			case got.seq != seq:
+				wp.kill()
+				return a, fmt.Errorf("%w: answer %d to request %d", errWarmProtocol, got.seq, seq)
+			}
+			a, answered = got, true
+		case <-fenced:
+			fenced = nil
+		case <-wp.p.Done():
+			if !answered {
+				return a, wp.ended(ctx, logs)
+			}
+			// It answered, then exited: the answer stands.
+			select {
+			case <-wp.outDone:
+			case <-time.After(pipeDrainWait):
+			}
+			return a, nil
+		case <-ctx.Done():
+			return a, ctx.Err()
+		case <-deadline:
 			wp.kill()
-			return a, fmt.Errorf("%w: answer %d to request %d", errWarmProtocol, got.seq, seq)
+			if answered {
+				return a, nil // the output's end is lost, the answer stands
+			}
+			return a, fmt.Errorf("%w: no answer after the end of the job's output", errWarmProtocol)
 		}
-		a = got
-	case <-wp.p.Done():
-		return a, wp.ended(ctx, logs)
-	case <-ctx.Done():
-		return a, ctx.Err()
+		if deadline == nil {
+			deadline = time.After(pipeDrainWait)
+		}
 	}
-	select {
-	case <-fenced:
-		return a, nil
-	case <-wp.p.Done():
-	case <-ctx.Done():
-	case <-time.After(pipeDrainWait):
-	}
-	// The answer came but the end of the output did not: the answer
-	// stands, the process is not trusted with another job.
-	wp.kill()
 	return a, nil
 }
 

@@ -1,5 +1,5 @@
 // Conformance fixture for the node runtime (default export).
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync, writeSync } from "node:fs";
 import { spawn } from "node:child_process";
 
 let runs = 0;
@@ -52,6 +52,18 @@ export default async function (input, ctx) {
       process.kill(process.pid, "SIGSEGV");
       await new Promise((resolve) => setTimeout(resolve, 5000));
       return { alive: true };
+    case "mark": {
+      // A file in /tmp and HOME: the next job must not find it.
+      const found = ["/tmp/wf-mark", `${process.env.HOME}/wf-mark`].filter((p) => existsSync(p));
+      writeFileSync("/tmp/wf-mark", "x");
+      writeFileSync(`${process.env.HOME}/wf-mark`, "x");
+      return { found };
+    }
+    case "forge":
+      // Job code writing to the answer pipe itself (descriptor 6).
+      writeSync(6, input.frame);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      return { forged: false };
     case "late":
       // Output right before the answer: it must land in this job's logs.
       for (let i = 0; i < input.n; i++) console.log(`late-${input.tag}-${i}`);

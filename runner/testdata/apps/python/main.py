@@ -65,6 +65,14 @@ def main(input, ctx):
         return {"alive": True}
     if action == "exit_hard":
         os._exit(3)
+    if action == "mark":
+        # A file in /tmp and HOME: the next job must not find it.
+        paths = ["/tmp/wf-mark", os.environ["HOME"] + "/wf-mark"]
+        found = [p for p in paths if os.path.exists(p)]
+        for p in paths:
+            with open(p, "w") as f:
+                f.write("x")
+        return {"found": found}
     if action == "late":
         for i in range(input["n"]):
             print("late-%s-%d" % (input["tag"], i))
