@@ -191,6 +191,10 @@ func (pl *warmPool) acquire(ctx context.Context, job *spine.ClaimedJob, rt runti
 		pl.retire(wp)
 		return nil, err
 	}
+	main := wp.p.Main()
+	pl.mu.Lock()
+	wp.main = main // what the process is made of is set: stats may read it
+	pl.mu.Unlock()
 	return wp, nil
 }
 

@@ -184,7 +184,7 @@ func (r *Runner) warmDirs() []string {
 	defer r.warm.mu.Unlock()
 	var dirs []string
 	for wp := range r.warm.procs {
-		if wp.busy && wp.dir != "" {
+		if wp.busy && wp.main > 0 {
 			dirs = append(dirs, wp.dir)
 		}
 	}

@@ -32,7 +32,7 @@ type warmProc struct {
 	key      warmKey
 	dir      string
 	p        *sandbox.Process
-	main     int // host pid of the runtime
+	main     int // host pid of the runtime; set under the pool's mu once ready
 	requests *os.File
 	answers  chan warmAnswer
 	out      *warmOutput
@@ -119,7 +119,6 @@ func (pl *warmPool) startWarm(ctx context.Context, job *spine.ClaimedJob, rt run
 	case a.kind != "ready":
 		return fmt.Errorf("%w: %q before ready", errWarmProtocol, a.kind)
 	}
-	wp.main = wp.p.Main()
 	wp.snapshotFiles()
 	return nil
 }

@@ -37,7 +37,11 @@ func (r *Runner) WarmStats() WarmStats {
 	st := WarmStats{Processes: len(pl.procs), Max: pl.max}
 	procs := make([]*warmProc, 0, len(pl.procs))
 	for wp := range pl.procs {
-		procs = append(procs, wp)
+		if wp.main == 0 {
+			procs = append(procs, nil) // starting: nothing to read yet
+		} else {
+			procs = append(procs, wp)
+		}
 		w := WarmProcess{Workspace: wp.key.workspace, App: wp.key.app, Commit: wp.key.commit, Runtime: wp.key.runtime,
 			Pid: wp.main, Busy: wp.busy, Jobs: wp.jobs, IdleMemory: wp.idleMem, Started: wp.started}
 		if wp.busy {
@@ -50,7 +54,7 @@ func (r *Runner) WarmStats() WarmStats {
 	pl.mu.Unlock()
 	for i, wp := range procs {
 		// Read outside the lock: a cgroup file per process.
-		if wp.main > 0 {
+		if wp != nil {
 			st.Each[i].Memory, _ = wp.memory()
 			st.Memory += st.Each[i].Memory
 		}

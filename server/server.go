@@ -52,6 +52,9 @@ type Config struct {
 	// Sandbox describes the job sandbox of the worker in this process
 	// ("on: …" or "off: …"), shown by /readyz; empty without a worker.
 	Sandbox string
+	// Warm describes that worker's warm runtime processes (DESIGN §7)
+	// for /readyz; nil without a worker.
+	Warm func() any
 	// MaxWait bounds ?wait= on run.
 	MaxWait time.Duration
 	// WaitPoll is how often ?wait re-reads a job it has not been woken
@@ -250,6 +253,9 @@ func (s *Server) ready(r *http.Request) (any, error) {
 	v := map[string]any{"status": "ready", "schema_version": current}
 	if s.cfg.Sandbox != "" {
 		v["sandbox"] = s.cfg.Sandbox
+	}
+	if s.cfg.Warm != nil {
+		v["warm"] = s.cfg.Warm()
 	}
 	return v, nil
 }

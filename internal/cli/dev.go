@@ -125,21 +125,22 @@ func serveDev(ctx context.Context, f *config, rc runner.Config, p *apiParts, con
 	}
 	defer stopServices()
 	rc.URL = base
-	w, closeRunner, sandboxLine, err := startWorker(ctx, f, rc, p.store, p.syncer.Cache, p.metrics, log)
+	w, r, err := startWorker(ctx, f, rc, p.store, p.syncer.Cache, p.metrics, log)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
-	defer closeRunner()
+	defer r.Close()
 	defer w.Stop() // when serving failed; after a normal stop it is a no-op
 	cfg := f.apiConfig(p, con, log)
-	cfg.Sandbox = sandboxLine
+	cfg.Sandbox, cfg.Warm = r.Sandbox().Describe(), warmReady(r)
 	api, err := server.New(cfg)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
-	fmt.Fprintf(stdout, "job sandbox %s\n", sandboxLine)
+	fmt.Fprintf(stdout, "job sandbox %s\n", cfg.Sandbox)
+	fmt.Fprintln(stdout, warmLine(r))
 	printDevBanner(stdout, base, f.adminToken)
 	return serve(ctx, ln, api.Handler(), f.limits.maxConns, io.Discard, log, w.Stop)
 }

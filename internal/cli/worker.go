@@ -73,11 +73,11 @@ func RunWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	m := metrics.New(metrics.Options{Health: s, Logger: log})
-	w, closeRunner, sandboxLine, err := startWorker(ctx, f, cfg, s, cache, m, log)
+	w, r, err := startWorker(ctx, f, cfg, s, cache, m, log)
 	if err != nil {
 		return err
 	}
-	defer closeRunner()
+	defer r.Close()
 	if f.metricsListen != "" {
 		stopMetrics, err := serveMetrics(f.metricsListen, f.metricsToken, m, log)
 		if err != nil {
@@ -87,7 +87,8 @@ func RunWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		defer stopMetrics()
 	}
 	fmt.Fprintf(stdout, "worker %s serving tags %s with concurrency %d\n", w.Name(), f.tags, f.concurrency)
-	fmt.Fprintf(stdout, "job sandbox %s\n", sandboxLine)
+	fmt.Fprintf(stdout, "job sandbox %s\n", r.Sandbox().Describe())
+	fmt.Fprintln(stdout, warmLine(r))
 	<-ctx.Done()
 	log.Info("stopping: no new claims; running jobs get the drain grace", "grace", f.drainGrace)
 	w.Stop()
@@ -95,16 +96,16 @@ func RunWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // startWorker builds the script runner over s and cache and starts a
-// worker with it. Stop the worker, then call closeRunner. sandbox
-// describes the job sandbox, for the start line and /readyz.
-func startWorker(ctx context.Context, f *config, cfg runner.Config, s spine.Store, cache objectcache.Cache, m *metrics.Metrics, log *slog.Logger) (w *spine.Worker, closeRunner func(), sandbox string, err error) {
+// worker with it. Stop the worker, then close the runner (its sandbox and
+// warm pool are for the start line and /readyz).
+func startWorker(ctx context.Context, f *config, cfg runner.Config, s spine.Store, cache objectcache.Cache, m *metrics.Metrics, log *slog.Logger) (w *spine.Worker, r *runner.Runner, err error) {
 	cfg.Store, cfg.Cache, cfg.Logger = s, cache, log
 	cfg.WarmProcesses = f.concurrency // the warm pool follows the worker's slots
-	r, err := runner.New(cfg)
+	r, err = runner.New(cfg)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, err
 	}
-	sandbox = r.Sandbox().Describe()
+	watchWarm(m, r)
 	if !r.Sandbox().Enabled() {
 		log.Warn("the job sandbox is OFF (--sandbox=off): jobs run as the worker's user and can read its files, environment and database")
 	}
@@ -115,9 +116,9 @@ func startWorker(ctx context.Context, f *config, cfg runner.Config, s spine.Stor
 	}
 	if err != nil {
 		r.Close()
-		return nil, nil, "", fmt.Errorf("start worker: %w", err)
+		return nil, nil, fmt.Errorf("start worker: %w", err)
 	}
-	return w, r.Close, sandbox, nil
+	return w, r, nil
 }
 
 // runnerConfig is the script runner's configuration f describes; the

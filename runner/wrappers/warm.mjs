@@ -15,9 +15,12 @@ const REQUESTS = 5;
 const ANSWERS = 6;
 
 const base = { ...process.env };
+const cwd = process.cwd();
 
-// setEnv puts the process env back as it was at start, plus vars.
+// setEnv puts the process env and working directory back as they were
+// at start, plus vars.
 function setEnv(vars) {
+  if (process.cwd() !== cwd) process.chdir(cwd);
   for (const k of Object.keys(process.env)) {
     if (!(k in base)) delete process.env[k];
   }

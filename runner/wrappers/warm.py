@@ -80,7 +80,10 @@ def call(fn, data, ctx):
     return json.dumps(out)
 
 
-def set_env(base, extra):
+def set_env(base, extra, cwd):
+    """Puts the env and working directory back as they were at start, plus extra."""
+    if os.getcwd() != cwd:
+        os.chdir(cwd)
     os.environ.clear()
     os.environ.update(base)
     os.environ.update(extra)
@@ -97,18 +100,19 @@ def main():
         os._exit(1)
     fenced(start_fence)
     base = dict(os.environ)
+    cwd = os.getcwd()
     send("ready", 0, "")
     requests = Requests()
     while True:
         req = requests.next()
         if req is None:
             os._exit(0)
-        set_env(base, req["env"])
+        set_env(base, req["env"], cwd)
         try:
             kind, payload = "result", call(fn, req["input"], req["ctx"])
         except BaseException as err:  # noqa: BLE001 - every failure is reported
             kind, payload = "error", error_json(err)
-        set_env(base, {})
+        set_env(base, {}, cwd)
         fenced(req["fence"])
         send(kind, req["seq"], payload)
 
