@@ -24,7 +24,7 @@ func uniqueSeconds() string { return strconv.Itoa(3000 + int(uuid.New().ID()%100
 // assertGone fails unless every pid has exited (zombies count as gone).
 func assertGone(t *testing.T, what string, pids []int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var left []string
 		for _, pid := range pids {
@@ -165,24 +165,22 @@ func TestWarmRecycleAfterMaxJobs(t *testing.T) {
 	}
 }
 
-// TestWarmIdleRecycle: a process idle past its policy's idle time is gone.
+// TestWarmIdleRecycle: a process idle past its policy's idle time is gone,
+// and the next job starts a new one.
 func TestWarmIdleRecycle(t *testing.T) {
 	t.Parallel()
-	h := setupWarm(t, spine.Warm{Idle: 300 * time.Millisecond}, nil)
+	h := setupWarm(t, spine.Warm{Idle: 500 * time.Millisecond}, nil)
 	f := warmFixtures[0]
 	h.count(f, "c-bun")
-	pids := h.warmPids(f.runtime)
-	if len(pids) != 1 {
-		t.Fatalf("warm processes %v", pids)
-	}
-	assertGone(t, "idle", pids)
-	deadline := time.Now().Add(5 * time.Second)
+	pids := h.warmPids(f.runtime) // none when the host was slower than the idle time
+	deadline := time.Now().Add(10 * time.Second)
 	for h.runner.WarmStats().Processes != 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("stats after idle: %+v", h.runner.WarmStats())
 		}
 		time.Sleep(20 * time.Millisecond) // polling the pool
 	}
+	assertGone(t, "idle", pids)
 	if c := h.count(f, "c-bun"); c.Runs != 1 {
 		t.Errorf("job %d of a process that should be new", c.Runs)
 	}
