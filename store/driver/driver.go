@@ -51,4 +51,5 @@ type Executor interface {
 	AuthExecutor
 	JobSecretsExecutor
 	EventExecutor
+	SecretExecutor
 }

@@ -95,6 +95,7 @@ var (
 		qRequeueJobRead,
 		qWebhookPutSecret, qWebhookForget, qWebhookSeen,
 		qScheduleCreate, qScheduleSetEnabled, qScheduleDelete, qScheduleFire, qScheduleJobLive, qScheduleSetJob, qScheduleHandOver,
+		qSecretNextVersion, qSecretInsert, qSecretReplace, qSecretDelete, qSecretAuditInsert, qSecretRotateBatch, qSecretReseal, qSecretsSealed,
 	}
 	readerQueries = []query{
 		qGetJob, qLogs, qAudit, qHealth,
@@ -104,6 +105,7 @@ var (
 		qListJobs, qCountJobs,
 		qScheduleList, qScheduleGet, qScheduleDue,
 		qEventsAfter,
+		qSecretList, qSecretsSealed, qSecretAuditList, qSecretRotateBatch,
 	}
 	migrationQueries = []query{qMigrateTable, qMigrateRecord, qMigrateExists, qSchemaVersion}
 )
