@@ -310,3 +310,33 @@ func TestWarmForgedAnswer(t *testing.T) {
 		assertGone(t, "after a forged answer", pids)
 	}
 }
+
+// TestWarmLostLeaseKillsTree: a warm job whose lease is lost (the reaper
+// requeued it) has its process tree killed; nothing of it goes on.
+func TestWarmLostLeaseKillsTree(t *testing.T) {
+	t.Parallel()
+	h := setupWarm(t, spine.DefaultWarm, nil)
+	f := warmFixtures[0]
+	h.count(f, "c-bun")
+	before := h.warmPids(f.runtime)
+	secs := uniqueSeconds()
+	id := h.enqueue(f.job("c-bun", "spawn", `{"seconds":`+secs+`}`))
+	h.waitLogs(id, "started", 30*time.Second)
+	child := hostPids(func(pid int) bool { return strings.HasSuffix(procCmdline(pid), ":sleep "+secs) })
+	if len(child) != 1 || len(before) != 1 {
+		t.Fatalf("child %v, warm processes %v", child, before)
+	}
+	// A zombie timeout of 1ns makes every running job a zombie: the lease
+	// is taken from the live worker, whose next heartbeat finds it lost.
+	// The requeued job is canceled at once, before the worker could claim
+	// it again (it would run anew in another process).
+	res, err := h.store.Reap(context.Background(), spine.ReapParams{ZombieTimeout: time.Nanosecond, RestartLimit: 3, Limit: 10})
+	if err != nil || len(res.Requeued) != 1 {
+		t.Fatalf("reap: %+v %v", res, err)
+	}
+	cancelJob(t, h, id)
+	if j := h.wait(id, 30*time.Second); j.Status != spine.StatusCanceled || j.StartedAt != nil && j.Attempt > 1 {
+		t.Fatalf("requeued job %s attempt %d, want canceled before a second run", j.Status, j.Attempt)
+	}
+	assertGone(t, "after the lost lease", append(before, child...))
+}
