@@ -44,6 +44,8 @@ const (
 	ActionWebhook Action = "webhook"
 	// ActionWebhookSecret creates or rotates an action's webhook secret.
 	ActionWebhookSecret Action = "webhook-secret"
+	// ActionManageSinks creates, changes or deletes an event sink.
+	ActionManageSinks Action = "manage-sinks"
 	// ActionRevokeToken revokes an API token (an all-workspace scope).
 	ActionRevokeToken Action = "revoke-token"
 )
@@ -66,6 +68,7 @@ var needs = map[Action]Scope{
 	ActionWebhook:        ScopeWebhook,
 	ActionWebhookSecret:  ScopeAdmin,
 	ActionRevokeToken:    ScopeAdmin,
+	ActionManageSinks:    ScopeAdmin,
 }
 
 // Need is the scope action requires. An action missing from the table is

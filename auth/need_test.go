@@ -18,6 +18,7 @@ func TestNeedKeepsTheDocumentedScopes(t *testing.T) {
 		auth.ActionCreateSchedule: auth.ScopeAdmin, auth.ActionEditSchedule: auth.ScopeAdmin,
 		auth.ActionDeleteSchedule: auth.ScopeAdmin, auth.ActionWebhook: auth.ScopeWebhook,
 		auth.ActionWebhookSecret: auth.ScopeAdmin, auth.ActionRevokeToken: auth.ScopeAdmin,
+		auth.ActionManageSinks: auth.ScopeAdmin,
 	}
 	got := auth.Actions()
 	if len(got) != len(want) {

@@ -85,6 +85,9 @@ func TestAPIRouteScopes(t *testing.T) {
 		"POST " + w + "/webhooks/{app}/{action}":        auth.ScopeWebhook,
 		"POST " + w + "/webhooks/{app}/{action}/secret": auth.ScopeAdmin,
 		"DELETE /api/tokens/{id}":                       auth.ScopeAdmin,
+		"GET " + w + "/event-sinks":                     auth.ScopeRead, "GET " + w + "/event-sinks/{id}": auth.ScopeRead,
+		"POST " + w + "/event-sinks": auth.ScopeAdmin, "PATCH " + w + "/event-sinks/{id}": auth.ScopeAdmin,
+		"DELETE " + w + "/event-sinks/{id}": auth.ScopeAdmin,
 	}
 	got := server.RouteActions()
 	for route, action := range got {

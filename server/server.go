@@ -9,6 +9,7 @@ import (
 
 	"github.com/windforce/windforce/auth"
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/events/sink"
 	"github.com/windforce/windforce/metrics"
 	"github.com/windforce/windforce/schedule"
 	"github.com/windforce/windforce/source"
@@ -26,6 +27,7 @@ type Store interface {
 	auth.Store
 	WebhookStore
 	schedule.Store
+	sink.Store
 	SchemaVersion(ctx context.Context) (current, latest int, err error)
 }
 
@@ -195,6 +197,11 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST "+w+"/webhooks/{app}/{action}", s.serveWebhook)
 	s.mark("POST "+w+"/webhooks/{app}/{action}", webhookRoute)
 	s.api("POST "+w+"/webhooks/{app}/{action}/secret", on(auth.ActionWebhookSecret), s.putWebhookSecret)
+	s.api("GET "+w+"/event-sinks", read, s.listSinks)
+	s.api("GET "+w+"/event-sinks/{id}", read, s.getSink)
+	s.api("POST "+w+"/event-sinks", on(auth.ActionManageSinks), s.createSink)
+	s.api("PATCH "+w+"/event-sinks/{id}", on(auth.ActionManageSinks), s.patchSink)
+	s.api("DELETE "+w+"/event-sinks/{id}", on(auth.ActionManageSinks), s.deleteSink)
 	// Token creation checks the requested workspace itself.
 	s.api("POST /api/tokens", route{global: true, job: jobNone}, s.createToken)
 	s.api("DELETE /api/tokens/{id}", route{action: auth.ActionRevokeToken, global: true}, s.revokeToken)

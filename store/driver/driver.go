@@ -52,4 +52,5 @@ type Executor interface {
 	JobSecretsExecutor
 	EventExecutor
 	SecretExecutor
+	SinkExecutor
 }

@@ -96,6 +96,7 @@ var (
 		qWebhookPutSecret, qWebhookForget, qWebhookSeen,
 		qScheduleCreate, qScheduleSetEnabled, qScheduleDelete, qScheduleFire, qScheduleJobLive, qScheduleSetJob, qScheduleHandOver,
 		qSecretNextVersion, qSecretInsert, qSecretReplace, qSecretDelete, qSecretAuditInsert, qSecretRotateBatch, qSecretReseal, qSecretsSealed,
+		qSinkInsert, qSinkUpdate, qSinkDelete, qSinkDeleteDeliveries,
 	}
 	readerQueries = []query{
 		qGetJob, qLogs, qAudit, qHealth,
@@ -106,6 +107,7 @@ var (
 		qScheduleList, qScheduleGet, qScheduleDue,
 		qEventsAfter,
 		qSecretList, qSecretsSealed, qSecretAuditList, qSecretRotateBatch,
+		qSinkList, qSinkGet, qDeliveryList, qOutboxLastSeq,
 	}
 	migrationQueries = []query{qMigrateTable, qMigrateRecord, qMigrateExists, qSchemaVersion}
 )

@@ -1,0 +1,5 @@
+-- SinkGet: one sink.
+SELECT workspace, id, kind, url, subject, types, secret, enabled, after_seq,
+       created_by, created_at, updated_at
+FROM event_sink
+WHERE workspace = @workspace AND id = @id
