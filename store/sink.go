@@ -86,8 +86,19 @@ func (s *Store) UpdateSink(ctx context.Context, workspace, id string, p sink.Pat
 }
 
 // DeleteSink is sink.Store.DeleteSink.
+//
+// It waits for the fan-out cursor's lock first, so no fan-out that read
+// the sink can still commit deliveries of it afterwards.
 func (s *Store) DeleteSink(ctx context.Context, workspace, id string) error {
-	ok, err := s.ex.SinkDelete(ctx, workspace, id)
+	var ok bool
+	err := s.ex.Tx(ctx, func(ex driver.Executor) error {
+		if _, _, err := ex.RelayLockCursor(ctx, true); err != nil {
+			return err
+		}
+		var err error
+		ok, err = ex.SinkDelete(ctx, workspace, id)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("delete event sink %s: %w", id, err)
 	}

@@ -20,7 +20,8 @@ const defaultSweepBatch = 1000
 // Each batch is its own short transaction, so the sweep never holds the
 // database (SQLite's one writer) for long, and the query timeout bounds
 // each batch, not the whole sweep. It stops at the first short batch, then
-// deletes the pinned schemas no job can reference any more.
+// deletes the pinned schemas no job can reference any more, and the
+// settled event deliveries and delivered outbox events of the same age.
 func (s *Store) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
 	if p.BatchSize <= 0 {
 		p.BatchSize = defaultSweepBatch
@@ -38,6 +39,9 @@ func (s *Store) Sweep(ctx context.Context, p spine.SweepParams) (int, error) {
 	}
 	if err := s.ex.SweepSchemas(ctx); err != nil {
 		return total, fmt.Errorf("sweep unreferenced schemas: %w", err)
+	}
+	if err := s.sweepEvents(ctx, p.Before, p.BatchSize); err != nil {
+		return total, err
 	}
 	return total, nil
 }

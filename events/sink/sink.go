@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/windforce/windforce/events"
 )
 
 // Kind is what a sink delivers to.
@@ -119,6 +121,12 @@ type Delivery struct {
 	CreatedAt   time.Time
 	DeliveredAt *time.Time
 	FailedAt    *time.Time
+}
+
+// Claimed is a delivery leased for one attempt, with the event it carries.
+type Claimed struct {
+	Delivery
+	Event events.Event
 }
 
 // DeliveryFilter selects a page of a sink's deliveries, newest first.

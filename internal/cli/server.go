@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/windforce/windforce/console"
+	"github.com/windforce/windforce/events/relay"
 	"github.com/windforce/windforce/metrics"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/schedule"
@@ -101,6 +102,7 @@ func RunServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // syncer over its object cache, and the process's metrics.
 type apiParts struct {
 	store   server.Store
+	relay   relay.Store
 	syncer  *source.Syncer
 	metrics *metrics.Metrics
 }
@@ -129,7 +131,7 @@ func openAPIStore(ctx context.Context, dbURL, objectCache string, zombieTimeout 
 	}
 	m := metrics.New(metrics.Options{Health: s, Logger: log})
 	syncer := &source.Syncer{Catalog: s, Cache: cache, Logger: log, OnSync: m.SyncDone}
-	return &apiParts{store: s, syncer: syncer, metrics: m}, nil
+	return &apiParts{store: s, relay: s, syncer: syncer, metrics: m}, nil
 }
 
 // newConsole builds the web console over p; without a secret to sign
@@ -147,14 +149,15 @@ func newConsole(p *apiParts, f *config, log *slog.Logger) (http.Handler, error) 
 	return con.Handler(), nil
 }
 
-// startServices starts the reaper, the sweeper, the source poller and the
-// scheduler; the returned function stops them all and waits.
+// startServices starts the reaper, the sweeper, the source poller, the
+// scheduler and the event relay; the returned function stops them all and waits.
 func startServices(ctx context.Context, f *config, p *apiParts, log *slog.Logger) (func(), error) {
 	reaper := &spine.Reaper{Store: p.store, Interval: f.reaperInterval, ZombieTimeout: f.zombieTimeout,
 		RestartLimit: f.restartLimit, Logger: log, OnReap: p.metrics.Reaped}
 	sweeper := &spine.Sweeper{Store: p.store, Retention: f.retention, Logger: log}
 	poller := &source.Poller{Syncer: p.syncer, Interval: f.syncInterval, Logger: log}
 	scheduler := &schedule.Scheduler{Store: p.store, Logger: log, OnPass: p.metrics.SchedulePass}
+	relayer := f.relay.relay(p.relay, log)
 	var stops []func()
 	stopAll := func() {
 		for i := len(stops) - 1; i >= 0; i-- {
@@ -166,7 +169,8 @@ func startServices(ctx context.Context, f *config, p *apiParts, log *slog.Logger
 		start func(context.Context) error
 		stop  func()
 	}{{"reaper", reaper.Start, reaper.Stop}, {"sweeper", sweeper.Start, sweeper.Stop},
-		{"source poller", poller.Start, poller.Stop}, {"scheduler", scheduler.Start, scheduler.Stop}} {
+		{"source poller", poller.Start, poller.Stop}, {"scheduler", scheduler.Start, scheduler.Stop},
+		{"event relay", relayer.Start, relayer.Stop}} {
 		if err := svc.start(ctx); err != nil {
 			stopAll()
 			return nil, fmt.Errorf("start %s: %w", svc.name, err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/windforce/windforce/events/relay"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/runner"
 	"github.com/windforce/windforce/runner/sandbox"
@@ -25,6 +26,7 @@ type config struct {
 	restartLimit                                                    int
 	maxInput                                                        size
 	limits                                                          apiLimits
+	relay                                                           relayFlags
 
 	// The worker: worker and dev.
 	tags, url, name, metricsListen             string
@@ -108,6 +110,15 @@ var settings = []setting{
 	{flag: "restart-limit", variable: "WINDFORCE_RESTART_LIMIT", cmds: cmdAPI,
 		def: 3, help: "restarts of a job whose worker died before it fails",
 		field: func(c *config) any { return &c.restartLimit }},
+	{flag: "relay-timeout", variable: "WINDFORCE_RELAY_TIMEOUT", cmds: cmdAPI,
+		def: relay.DefaultTimeout, help: "event relay: longest webhook request or NATS publish",
+		field: func(c *config) any { return &c.relay.timeout }},
+	{flag: "relay-poll", variable: "WINDFORCE_RELAY_POLL", cmds: cmdAPI,
+		def: relay.DefaultPoll, help: "event relay: backstop pass interval",
+		field: func(c *config) any { return &c.relay.poll }},
+	{flag: "relay-concurrency", variable: "WINDFORCE_RELAY_CONCURRENCY", cmds: cmdAPI,
+		def: relay.DefaultConcurrency, help: "event relay: sends in flight per sink and process",
+		field: func(c *config) any { return &c.relay.concurrency }},
 	{flag: "max-connections", variable: "WINDFORCE_MAX_CONNECTIONS", cmds: cmdAPI,
 		def: 0, help: "open HTTP connections at most; idle ones make room for new ones; 0 = half the file limit",
 		field: func(c *config) any { return &c.limits.maxConns }},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/windforce/windforce/console"
+	"github.com/windforce/windforce/events/relay"
 	"github.com/windforce/windforce/schedule"
 	"github.com/windforce/windforce/server"
 	"github.com/windforce/windforce/spine"
@@ -15,4 +16,5 @@ var (
 	_ server.Store   = (*store.Store)(nil)
 	_ console.Store  = (*store.Store)(nil)
 	_ schedule.Store = (*store.Store)(nil)
+	_ relay.Store    = (*store.Store)(nil)
 )

@@ -187,6 +187,8 @@ func runHelper(mode string) error {
 		return helperClaimWaitComplete(ctx, s, os.Getenv(envFile))
 	case "sqlite-load":
 		return helperLoad(ctx, s)
+	case "relay":
+		return helperRelay(ctx, s)
 	}
 	return fmt.Errorf("unknown helper mode %q", mode)
 }

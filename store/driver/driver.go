@@ -53,4 +53,5 @@ type Executor interface {
 	EventExecutor
 	SecretExecutor
 	SinkExecutor
+	RelayExecutor
 }

@@ -97,6 +97,7 @@ var (
 		qScheduleCreate, qScheduleSetEnabled, qScheduleDelete, qScheduleFire, qScheduleJobLive, qScheduleSetJob, qScheduleHandOver,
 		qSecretNextVersion, qSecretInsert, qSecretReplace, qSecretDelete, qSecretAuditInsert, qSecretRotateBatch, qSecretReseal, qSecretsSealed,
 		qSinkInsert, qSinkUpdate, qSinkDelete, qSinkDeleteDeliveries,
+		qRelaySetCursor, qDeliveryInsert, qDeliveryClaimPick, qDeliveryClaimLease, qDeliverySettle, qDeliveryRetryNow, qDeliverySweep, qOutboxSweep,
 	}
 	readerQueries = []query{
 		qGetJob, qLogs, qAudit, qHealth,
@@ -107,7 +108,7 @@ var (
 		qScheduleList, qScheduleGet, qScheduleDue,
 		qEventsAfter,
 		qSecretList, qSecretsSealed, qSecretAuditList, qSecretRotateBatch,
-		qSinkList, qSinkGet, qDeliveryList, qOutboxLastSeq,
+		qSinkList, qSinkGet, qDeliveryList, qOutboxLastSeq, qRelayCursor,
 	}
 	migrationQueries = []query{qMigrateTable, qMigrateRecord, qMigrateExists, qSchemaVersion}
 )

@@ -56,8 +56,9 @@ CREATE TABLE event_delivery (
     CHECK ((lease IS NULL) = (leased_until IS NULL))
 );
 
--- The claim: a sink's pending rows by due time.
-CREATE INDEX event_delivery_due ON event_delivery (workspace, sink_id, next_attempt_at)
+-- The claim: a sink's pending rows in seq order, where each subject's
+-- head comes first (the due time is a filter: a backlog is mostly due).
+CREATE INDEX event_delivery_pending ON event_delivery (workspace, sink_id, event_seq)
     WHERE status = 'pending';
 -- The order check: an earlier pending row of the same subject and sink.
 CREATE INDEX event_delivery_order ON event_delivery (workspace, sink_id, subject, event_seq)
@@ -65,3 +66,16 @@ CREATE INDEX event_delivery_order ON event_delivery (workspace, sink_id, subject
 -- The sweep: settled rows by settle time.
 CREATE INDEX event_delivery_settled ON event_delivery ((coalesce(delivered_at, failed_at)))
     WHERE status <> 'pending';
+-- The outbox sweep: does any delivery still name this event?
+CREATE INDEX event_delivery_event ON event_delivery (event_seq);
+
+-- The fan-out cursor: the last outbox seq whose deliveries exist. One
+-- row; the fan-out of one server at a time locks it (SKIP LOCKED: the
+-- others leave the pass to it), makes the deliveries of the events after
+-- it for every enabled sink that wants them, and moves it, in one
+-- transaction.
+CREATE TABLE event_relay (
+    id         integer PRIMARY KEY CHECK (id = 1),
+    fanned_seq bigint NOT NULL
+);
+INSERT INTO event_relay (id, fanned_seq) VALUES (1, 0);

@@ -46,9 +46,17 @@ CREATE TABLE event_delivery (
     CHECK ((lease IS NULL) = (leased_until IS NULL))
 ) STRICT;
 
-CREATE INDEX event_delivery_due ON event_delivery (workspace, sink_id, next_attempt_at)
+CREATE INDEX event_delivery_pending ON event_delivery (workspace, sink_id, event_seq)
     WHERE status = 'pending';
 CREATE INDEX event_delivery_order ON event_delivery (workspace, sink_id, subject, event_seq)
     WHERE status = 'pending';
 CREATE INDEX event_delivery_settled ON event_delivery (coalesce(delivered_at, failed_at))
     WHERE status <> 'pending';
+CREATE INDEX event_delivery_event ON event_delivery (event_seq);
+
+-- The fan-out cursor (see the Postgres migration); one row.
+CREATE TABLE event_relay (
+    id         INTEGER PRIMARY KEY CHECK (id = 1),
+    fanned_seq INTEGER NOT NULL
+) STRICT;
+INSERT INTO event_relay (id, fanned_seq) VALUES (1, 0);
