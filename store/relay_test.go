@@ -42,18 +42,32 @@ func webhookSink(ws, id string, types ...string) sink.Sink {
 	return sink.Sink{Workspace: ws, ID: id, Kind: sink.KindWebhook, URL: "https://example.com/" + id, Types: types}
 }
 
-// fanAll fans out until nothing is left (EventsAfter may answer a final
-// prefix only, so it reads until a pass passes nothing twice).
+// fanAll fans out until the cursor has passed every event written
+// (EventsAfter answers a final prefix only: on Postgres an event becomes
+// final once every transaction open at its commit has ended, anywhere on
+// the cluster).
 func fanAll(t *testing.T, s *Store, now time.Time) {
 	t.Helper()
-	for idle := 0; idle < 2; {
-		n, err := s.FanOut(t.Context(), now, 100)
+	last, err := s.ex.OutboxLastSeq(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := s.FanOut(t.Context(), now, 100); err != nil {
+			t.Fatal(err)
+		}
+		cur, err := s.ex.RelayCursor(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n == 0 {
-			idle++
+		if cur >= last {
+			return
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("fan-out at %d of %d after 20 s", cur, last)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the cursor with a deadline
 	}
 }
 
