@@ -38,6 +38,8 @@ const (
 	DefaultTimeout     = 10 * time.Second
 	DefaultConcurrency = 16
 	DefaultBatch       = 500
+	// minPassGap is the least time between two passes' starts.
+	minPassGap = 50 * time.Millisecond
 	// leaseMargin is how much longer a claim's lease lasts than one send
 	// may take, so a live relay settles before anyone else may claim.
 	leaseMargin = 5 * time.Second
@@ -121,6 +123,7 @@ func (r *Relay) run(ctx context.Context) {
 	tick := time.NewTicker(r.Poll)
 	defer tick.Stop()
 	for {
+		last := time.Now()
 		r.pass(ctx)
 		select {
 		case <-ctx.Done():
@@ -129,6 +132,16 @@ func (r *Relay) run(ctx context.Context) {
 		case <-finished:
 		case <-r.wake:
 		case <-tick.C:
+		}
+		// A busy queue wakes the relay at every enqueue and completion:
+		// one pass per minPassGap at most gathers them, so the fan-out
+		// costs the queue a write every minPassGap, not one per job.
+		if wait := minPassGap - time.Since(last); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
 		}
 	}
 }
