@@ -197,6 +197,9 @@ func TestRelayFanOutAndOrder(t *testing.T) {
 		if got := seqsOf(cs5); len(got) != 2 || got[0] != a3 || got[1] != b2 {
 			t.Fatalf("claim of the tails %v, want [%d %d]", got, a3, b2)
 		}
+		if c, err := s.DeliveryCounts(ctx, "ws", "all"); err != nil || len(c) != 2 || c[sink.StatusDelivered] != 3 || c[sink.StatusPending] != 2 {
+			t.Fatalf("DeliveryCounts = %v, %v; want 3 delivered, 2 pending", c, err)
+		}
 		if ds, _ := s.ListDeliveries(ctx, "ws", "all", sink.DeliveryFilter{Status: sink.StatusDelivered}); len(ds) != 3 ||
 			ds[0].DeliveredAt == nil || ds[2].EventSeq != a1 {
 			t.Fatalf("delivered: %+v", ds)

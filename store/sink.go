@@ -127,6 +127,18 @@ func (s *Store) ListDeliveries(ctx context.Context, workspace, sinkID string, f 
 	return out, nil
 }
 
+// DeliveryCounts is sink.Store.DeliveryCounts.
+func (s *Store) DeliveryCounts(ctx context.Context, workspace, sinkID string) (map[sink.Status]int, error) {
+	if _, err := s.GetSink(ctx, workspace, sinkID); err != nil {
+		return nil, err
+	}
+	out, err := s.ex.DeliveryCounts(ctx, workspace, sinkID)
+	if err != nil {
+		return nil, fmt.Errorf("count deliveries of event sink %s: %w", sinkID, err)
+	}
+	return out, nil
+}
+
 // sinkNotFound is sink.ErrNotFound naming the sink.
 func sinkNotFound(workspace, id string) error {
 	return fmt.Errorf("%w: no event sink %q in workspace %q", sink.ErrNotFound, id, workspace)

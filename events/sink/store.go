@@ -32,4 +32,7 @@ type Store interface {
 	// ListDeliveries returns a page of a sink's deliveries, newest event
 	// first; ErrNotFound when the sink is missing.
 	ListDeliveries(ctx context.Context, workspace, sinkID string, f DeliveryFilter) ([]Delivery, error)
+	// DeliveryCounts counts a sink's deliveries per status (a status with
+	// none is absent); ErrNotFound when the sink is missing.
+	DeliveryCounts(ctx context.Context, workspace, sinkID string) (map[Status]int, error)
 }

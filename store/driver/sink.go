@@ -29,6 +29,9 @@ type SinkExecutor interface {
 	// SinkDelete deletes a sink and all its deliveries; ok is false when
 	// there was no such sink.
 	SinkDelete(ctx context.Context, workspace, id string) (ok bool, err error)
+	// DeliveryCounts counts a sink's deliveries per status (a status
+	// without any is absent).
+	DeliveryCounts(ctx context.Context, workspace, sinkID string) (map[sink.Status]int, error)
 	// OutboxLastSeq reads the highest seq of event_outbox (0 when empty):
 	// a sink created now receives the events after it.
 	OutboxLastSeq(ctx context.Context) (int64, error)

@@ -22,7 +22,26 @@ var (
 	qSinkDelete   = mustQuery("sink_delete")
 	qDeliveryList = mustQuery("delivery_list")
 	qOutboxLast   = mustQuery("outbox_last_seq")
+	qDeliveryCnt  = mustQuery("delivery_counts")
 )
+
+// DeliveryCounts is driver.SinkExecutor.DeliveryCounts.
+func (e *executor) DeliveryCounts(ctx context.Context, workspace, sinkID string) (map[sink.Status]int, error) {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	rows, err := e.q.Query(ctx, qDeliveryCnt, pgx.StrictNamedArgs{"workspace": workspace, "sink_id": sinkID})
+	if err != nil {
+		return nil, translate(err)
+	}
+	out := map[sink.Status]int{}
+	var st string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&st, &n}, func() error {
+		out[sink.Status(st)] = n
+		return nil
+	})
+	return out, translate(err)
+}
 
 // OutboxLastSeq is driver.SinkExecutor.OutboxLastSeq.
 func (e *executor) OutboxLastSeq(ctx context.Context) (int64, error) {

@@ -108,7 +108,7 @@ var (
 		qScheduleList, qScheduleGet, qScheduleDue,
 		qEventsAfter,
 		qSecretList, qSecretsSealed, qSecretAuditList, qSecretRotateBatch,
-		qSinkList, qSinkGet, qDeliveryList, qOutboxLastSeq, qRelayCursor,
+		qSinkList, qSinkGet, qDeliveryList, qDeliveryCounts, qOutboxLastSeq, qRelayCursor,
 	}
 	migrationQueries = []query{qMigrateTable, qMigrateRecord, qMigrateExists, qSchemaVersion}
 )

@@ -19,7 +19,32 @@ const (
 	qSinkDeleteDeliveries query = "sink_delete_deliveries"
 	qDeliveryList         query = "delivery_list"
 	qOutboxLastSeq        query = "outbox_last_seq"
+	qDeliveryCounts       query = "delivery_counts"
 )
+
+// DeliveryCounts is driver.SinkExecutor.DeliveryCounts.
+func (e *executor) DeliveryCounts(ctx context.Context, workspace, sinkID string) (map[sink.Status]int, error) {
+	rows, err := e.read(ctx, qDeliveryCounts, sql.Named("workspace", workspace), sql.Named("sink_id", sinkID))
+	if err != nil {
+		return nil, translate(err)
+	}
+	type count struct {
+		st string
+		n  int
+	}
+	cs, err := collect(rows, func(r *sql.Rows) (count, error) {
+		var c count
+		return c, r.Scan(&c.st, &c.n)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := map[sink.Status]int{}
+	for _, c := range cs {
+		out[sink.Status(c.st)] = c.n
+	}
+	return out, nil
+}
 
 // OutboxLastSeq is driver.SinkExecutor.OutboxLastSeq.
 func (e *executor) OutboxLastSeq(ctx context.Context) (int64, error) {
