@@ -205,3 +205,48 @@ func waitSettled(t *testing.T, s *store.Store, id string, n int) {
 		return err == nil && len(ds) == n
 	})
 }
+
+// TestDeadReceiverSlowsNoOtherSink: a receiver that holds every request
+// open fills its own sink's send slots only: another sink of the
+// workspace gets every event meanwhile; on both databases.
+func TestDeadReceiverSlowsNoOtherSink(t *testing.T) {
+	t.Parallel()
+	eachDB(t, func(t *testing.T, d db) {
+		s := d.open(t)
+		hold := make(chan struct{})
+		dead := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-hold:
+			case <-r.Context().Done():
+			}
+		}))
+		t.Cleanup(dead.Close)
+		t.Cleanup(func() { close(hold) })
+		rc, live := newReceiver(t, "")
+		if _, err := s.CreateSink(t.Context(), sink.Sink{Workspace: "ws", ID: "dead", Kind: sink.KindWebhook, URL: dead.URL}); err != nil {
+			t.Fatal(err)
+		}
+		sk, err := s.CreateSink(t.Context(), sink.Sink{Workspace: "ws", ID: "live", Kind: sink.KindWebhook, URL: live.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc.secret = sk.Secret
+		startRelay(t, s, 30*time.Second)
+		const jobs = 40
+		for j := range jobs {
+			for n, typ := range jobLife[:2] {
+				putEvent(t, s, "ws", typ, fmt.Sprintf("job-%02d", j), n)
+			}
+		}
+		eventually(t, 20*time.Second, "the live sink waits behind the dead one", func() bool { return rc.delivered() == 2*jobs })
+		ds, err := s.ListDeliveries(t.Context(), "ws", "dead", sink.DeliveryFilter{Status: sink.StatusDelivered})
+		if err != nil || len(ds) != 0 {
+			t.Fatalf("the dead sink has %d delivered, %v", len(ds), err)
+		}
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		for _, p := range rc.problems {
+			t.Error(p)
+		}
+	})
+}
