@@ -88,6 +88,7 @@ func TestAPIRouteScopes(t *testing.T) {
 		"GET " + w + "/event-sinks":                     auth.ScopeRead, "GET " + w + "/event-sinks/{id}": auth.ScopeRead,
 		"POST " + w + "/event-sinks": auth.ScopeAdmin, "PATCH " + w + "/event-sinks/{id}": auth.ScopeAdmin,
 		"DELETE " + w + "/event-sinks/{id}": auth.ScopeAdmin,
+		"GET " + w + "/events":              auth.ScopeRead,
 	}
 	got := server.RouteActions()
 	for route, action := range got {

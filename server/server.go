@@ -28,6 +28,7 @@ type Store interface {
 	WebhookStore
 	schedule.Store
 	sink.Store
+	EventStore
 	SchemaVersion(ctx context.Context) (current, latest int, err error)
 }
 
@@ -202,6 +203,7 @@ func (s *Server) routes() {
 	s.api("POST "+w+"/event-sinks", on(auth.ActionManageSinks), s.createSink)
 	s.api("PATCH "+w+"/event-sinks/{id}", on(auth.ActionManageSinks), s.patchSink)
 	s.api("DELETE "+w+"/event-sinks/{id}", on(auth.ActionManageSinks), s.deleteSink)
+	s.api("GET "+w+"/events", read, s.listEvents)
 	// Token creation checks the requested workspace itself.
 	s.api("POST /api/tokens", route{global: true, job: jobNone}, s.createToken)
 	s.api("DELETE /api/tokens/{id}", route{action: auth.ActionRevokeToken, global: true}, s.revokeToken)

@@ -54,4 +54,5 @@ type Executor interface {
 	SecretExecutor
 	SinkExecutor
 	RelayExecutor
+	EventViewExecutor
 }

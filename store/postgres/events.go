@@ -41,13 +41,7 @@ func (e *executor) EventsAfter(ctx context.Context, workspace string, after int6
 	if err != nil {
 		return nil, translate(err)
 	}
-	evs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (events.Event, error) {
-		var ev events.Event
-		var typ string
-		err := row.Scan(&ev.Seq, &ev.ID, &ev.Workspace, &typ, &ev.Subject, &ev.Time, &ev.Data)
-		ev.Type, ev.Time = events.Type(typ), ev.Time.UTC()
-		return ev, err
-	})
+	evs, err := pgx.CollectRows(rows, scanEvent)
 	if err != nil {
 		return nil, translate(err)
 	}

@@ -22,12 +22,5 @@ func (e *executor) EventsAfter(ctx context.Context, workspace string, after int6
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, func(rows *sql.Rows) (events.Event, error) {
-		var ev events.Event
-		var at int64
-		var data string
-		err := rows.Scan(&ev.Seq, &ev.ID, &ev.Workspace, &ev.Type, &ev.Subject, &at, &data)
-		ev.Time, ev.Data = fromMicros(at), []byte(data)
-		return ev, err
-	})
+	return collect(rows, scanEvent)
 }

@@ -106,7 +106,7 @@ var (
 		qWebhookSecret,
 		qListJobs, qCountJobs,
 		qScheduleList, qScheduleGet, qScheduleDue,
-		qEventsAfter,
+		qEventsAfter, qEventsRecent,
 		qSecretList, qSecretsSealed, qSecretAuditList, qSecretRotateBatch,
 		qSinkList, qSinkGet, qDeliveryList, qDeliveryCounts, qOutboxLastSeq, qRelayCursor,
 	}
