@@ -213,7 +213,7 @@ func TestNATSDownNoLoss(t *testing.T) {
 				time.Sleep(100 * time.Millisecond) // the pace of the stream of jobs
 			}
 		}()
-		eventually(t, 10*time.Second, "nothing reached the stream before the outage", func() bool {
+		eventually(t, 30*time.Second, "nothing reached the stream before the outage", func() bool {
 			return streamCount(t, ns.URL, "WINDFORCE") > 0
 		})
 		ns.Kill()

@@ -200,7 +200,7 @@ func TestWebhookReceiverDownThenUp(t *testing.T) {
 // waitSettled waits until all n deliveries of the sink are delivered.
 func waitSettled(t *testing.T, s *store.Store, id string, n int) {
 	t.Helper()
-	eventually(t, 10*time.Second, "deliveries not all delivered", func() bool {
+	eventually(t, 30*time.Second, "deliveries not all delivered", func() bool {
 		ds, err := s.ListDeliveries(t.Context(), "ws", id, sink.DeliveryFilter{Status: sink.StatusDelivered, Limit: 1000})
 		return err == nil && len(ds) == n
 	})
