@@ -185,5 +185,6 @@ func (f RequeueFilter) match(j spine.Job) error {
 func jobError(err error) bool {
 	var ie *InputError
 	return errors.As(err, &ie) || errors.Is(err, spine.ErrNotFound) || errors.Is(err, spine.ErrConflict) ||
-		errors.Is(err, ErrConflict) || errors.Is(err, ErrInvalidInput) || errors.Is(err, spine.ErrInvalid)
+		errors.Is(err, ErrConflict) || errors.Is(err, ErrInvalidInput) || errors.Is(err, spine.ErrInvalid) ||
+		errors.Is(err, ErrMissingSecret)
 }

@@ -45,8 +45,9 @@ func newJobCtx(job *spine.ClaimedJob, token, url string) jobCtx {
 		Attempt: job.Attempt, Generation: max(job.Generation, 1), Token: token, URL: url}
 }
 
-// newJobDir creates the job's directory and files.
-func newJobDir(jobsDir string, job *spine.ClaimedJob, rt runtimeSpec, commitDir, token, url string) (*jobDir, error) {
+// newJobDir creates the job's directory and files; extra is the job's
+// resolved env (JobEnv.Vars), after the runner's own variables.
+func newJobDir(jobsDir string, job *spine.ClaimedJob, rt runtimeSpec, commitDir, token, url string, extra []string) (*jobDir, error) {
 	entry, err := entrypointPath(commitDir, job.Pin.Entrypoint)
 	if err != nil {
 		return nil, err
@@ -66,7 +67,7 @@ func newJobDir(jobsDir string, job *spine.ClaimedJob, rt runtimeSpec, commitDir,
 		jd.remove()
 		return nil, err
 	}
-	jd.env = jobEnv(jd, c)
+	jd.env = withEnv(jobEnv(jd, c), extra)
 	return jd, nil
 }
 

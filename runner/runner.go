@@ -14,6 +14,7 @@ import (
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/runner/sandbox"
 	"github.com/windforce/windforce/runner/wftoken"
+	"github.com/windforce/windforce/secrets"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -46,6 +47,12 @@ type Config struct {
 	// job sees it.
 	Secret []byte
 	URL    string
+	// Secrets is where the secrets a job's env names are read at claim
+	// and recorded (ResolveEnv); nil fails every job that names one.
+	Secrets SecretStore
+	// SecretsKey opens them (secrets.KeyFromConfig: WINDFORCE_SECRETS_KEY,
+	// else derived from WINDFORCE_SECRET); zero derives it from Secret.
+	SecretsKey secrets.Key
 	// Runtimes overrides the executables by name ("bun", "node", "python3",
 	// "npm"); by default they are looked up in PATH.
 	Runtimes map[string]string
@@ -95,6 +102,11 @@ func New(cfg Config) (*Runner, error) {
 		return nil, fmt.Errorf("runner: %w", err)
 	}
 	cfg.Dir = abs
+	if cfg.SecretsKey.IsZero() {
+		if cfg.SecretsKey, err = secrets.DeriveKey(cfg.Secret); err != nil {
+			return nil, fmt.Errorf("runner: %w", err)
+		}
+	}
 	fillDefaults(&cfg)
 	// Job directories left by a worker that died are stale: one worker
 	// process owns a Dir, so none of them belongs to a running job.
@@ -161,36 +173,41 @@ func (c *Config) installHome() string { return filepath.Join(c.commitsDir(), ".i
 // Handle runs one job; it is the spine.Handler of a windforce worker. Its
 // logs are appended while it runs; the output not appended yet when it
 // returns is left in job.LogTail, which the worker writes in the same
-// transaction as the job's outcome. The
-// job's WF_TOKEN is masked in what it returns (result and error), as in
-// the logs: the job may print, return or throw its own token.
+// transaction as the job's outcome. The job's env is resolved first
+// (ResolveEnv: its secrets as they are now); its WF_TOKEN and every
+// secret value it received are masked in what it returns (result and
+// error), as in the logs: the job may print, return or throw them.
 func (r *Runner) Handle(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
 	token, err := r.mintToken(job)
 	if err != nil {
 		return nil, err
 	}
-	mask := newMasker(token, nil)
-	res, err := r.handle(ctx, job, token, mask)
-	return mask.result(res), mask.err(err)
+	env, envErr := r.ResolveEnv(ctx, job, token)
+	res, err := r.handle(ctx, job, token, env, envErr)
+	return env.mask.result(res), env.mask.err(err)
 }
 
-// handle prepares the commit and the job directory and runs the job.
-func (r *Runner) handle(ctx context.Context, job *spine.ClaimedJob, token string, mask *masker) (json.RawMessage, error) {
-	logs := newLogSink(r.cfg, spine.Lease{JobID: job.ID, ClaimToken: job.ClaimToken}, mask)
+// handle prepares the commit and the job directory and runs the job;
+// envErr (from ResolveEnv) fails it first, with the reason in its logs.
+func (r *Runner) handle(ctx context.Context, job *spine.ClaimedJob, token string, env JobEnv, envErr error) (json.RawMessage, error) {
+	logs := newLogSink(r.cfg, spine.Lease{JobID: job.ID, ClaimToken: job.ClaimToken}, env.mask)
 	defer func() { job.LogTail = logs.Close() }()
+	if envErr != nil {
+		return nil, logs.Fail(envErr)
+	}
 	rt, err := lookupRuntime(job.Pin.Runtime)
 	if err != nil {
 		return nil, logs.Fail(err)
 	}
 	if job.Pin.Warm != nil && rt.warm != "" {
-		return r.warm.run(ctx, job, rt, token, logs)
+		return r.warm.run(ctx, job, rt, token, env.Vars, logs)
 	}
 	dir, release, err := r.commits.acquire(ctx, job, rt)
 	if err != nil {
 		return nil, logs.Fail(err)
 	}
 	defer release()
-	jd, err := newJobDir(r.cfg.jobsDir(), job, rt, dir, token, r.cfg.URL)
+	jd, err := newJobDir(r.cfg.jobsDir(), job, rt, dir, token, r.cfg.URL, env.Vars)
 	if err != nil {
 		return nil, logs.Fail(err)
 	}

@@ -93,8 +93,9 @@ func newWarmPool(r *Runner, max int) *warmPool {
 	return &warmPool{r: r, max: max, idle: map[warmKey][]*warmProc{}, procs: map[*warmProc]bool{}, latest: map[appKey]commitSeen{}}
 }
 
-// run serves one job in a warm process.
-func (pl *warmPool) run(ctx context.Context, job *spine.ClaimedJob, rt runtimeSpec, token string, logs *logSink) (json.RawMessage, error) {
+// run serves one job in a warm process; vars are its resolved env
+// (JobEnv.Vars), set for this job only, under the contract's variables.
+func (pl *warmPool) run(ctx context.Context, job *spine.ClaimedJob, rt runtimeSpec, token string, vars []string, logs *logSink) (json.RawMessage, error) {
 	if !pl.r.sandbox.Enabled() {
 		logs.System("sandbox off: this job runs as the worker's user and can read the worker's files and environment")
 	}
@@ -108,7 +109,7 @@ func (pl *warmPool) run(ctx context.Context, job *spine.ClaimedJob, rt runtimeSp
 		return nil, err
 	}
 	c := newJobCtx(job, token, pl.r.cfg.URL)
-	a, err := wp.serve(ctx, c, job.Input, envMap(contractEnv(c)), logs)
+	a, err := wp.serve(ctx, c, job.Input, envMap(append(slices.Clip(vars), contractEnv(c)...)), logs)
 	if ctx.Err() != nil {
 		logs.System(fmt.Sprintf("stopping the job (%v): SIGTERM, then SIGKILL after %s", context.Cause(ctx), pl.r.cfg.KillGrace))
 		wp.stop(pl.r.cfg.KillGrace)

@@ -9,13 +9,14 @@ import (
 
 // Unrunnable reports whether an enqueue error means the schedule's job can
 // never be made as things stand: its app or action left the catalog, or
-// its fixed input no longer matches the action's input schema. FireTick
+// its fixed input no longer matches the action's input schema, or its env
+// names a secret the workspace does not have (any more). FireTick
 // still advances the tick then (fired true, the error returned), so the
 // schedule neither stalls nor retries the same tick forever; the next
 // sync may make it runnable again.
 func Unrunnable(err error) bool {
 	return errors.Is(err, catalog.ErrNotFound) || errors.Is(err, catalog.ErrInvalidInput) ||
-		errors.Is(err, spine.ErrInvalid)
+		errors.Is(err, catalog.ErrMissingSecret) || errors.Is(err, spine.ErrInvalid)
 }
 
 // ErrNotFound means the schedule (in that workspace) does not exist. It

@@ -19,9 +19,11 @@ const (
 	CodeConflict     = "conflict"
 	CodeTooLarge     = "payload_too_large"
 	CodeInvalidInput = "invalid_input"
-	CodeSyncFailed   = "sync_failed"
-	CodeUnavailable  = "unavailable"
-	CodeInternal     = "internal"
+	// CodeMissingSecret: the job's env names a secret the workspace lacks.
+	CodeMissingSecret = "missing_secret"
+	CodeSyncFailed    = "sync_failed"
+	CodeUnavailable   = "unavailable"
+	CodeInternal      = "internal"
 )
 
 // Error is an API error: the status it answers with and the error body
@@ -62,6 +64,11 @@ func toAPIError(err error) *Error {
 		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeInvalidInput, Err: err,
 			Message: "input does not match the action's input schema",
 			Details: map[string]any{"fields": ie.Fields}}
+	}
+	var ms *catalog.MissingSecretError
+	if errors.As(err, &ms) {
+		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeMissingSecret, Err: err,
+			Message: ms.Error(), Details: map[string]any{"secrets": ms.Names}}
 	}
 	var se *source.SyncError
 	if errors.As(err, &se) {

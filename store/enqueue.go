@@ -45,12 +45,15 @@ func (s *Store) EnqueueTx(ctx context.Context, ex driver.Executor, p spine.Enque
 	return res, nil
 }
 
-// enqueueTx checks and fills p (spine.PrepareEnqueue) and enqueues it on
-// ex, waking its tag. A zero Now stays zero: the driver reads the
+// enqueueTx checks and fills p (spine.PrepareEnqueue), checks that the
+// secrets its env names exist, and enqueues it on ex, waking its tag. A zero Now stays zero: the driver reads the
 // database's clock.
 func (s *Store) enqueueTx(ctx context.Context, ex driver.Executor, p spine.EnqueueParams) (spine.EnqueueResult, error) {
 	p, err := spine.PrepareEnqueue(p, time.Time{})
 	if err != nil {
+		return spine.EnqueueResult{}, err
+	}
+	if err := checkSecretsExist(ctx, ex, p); err != nil {
 		return spine.EnqueueResult{}, err
 	}
 	return enqueue(ctx, ex, p, true)
@@ -109,6 +112,11 @@ func (s *Store) EnqueueBatch(ctx context.Context, ps []spine.EnqueueParams) ([]s
 	}
 	var results []spine.EnqueueResult
 	err := s.ex.Tx(ctx, func(ex driver.Executor) error {
+		for i, p := range prepared {
+			if err := checkSecretsExist(ctx, ex, p); err != nil {
+				return fmt.Errorf("job %d: %w", i, err)
+			}
+		}
 		var err error
 		results, err = enqueueAll(ctx, ex, prepared)
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/runner"
 	"github.com/windforce/windforce/runner/sandbox"
+	"github.com/windforce/windforce/server"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -55,7 +56,8 @@ func StartWorker(t testing.TB, e *Env, runtime string, opts WorkerOptions) {
 	log := slog.New(slog.DiscardHandler)
 	r, err := runner.New(runner.Config{Store: e.DB, Cache: e.Cache, Dir: filepath.Join(t.TempDir(), "wf"),
 		KillGrace: runner.DefaultKillGrace, MaxResultBytes: 1 << 20, MaxLogBytes: 1 << 20,
-		Secret: e.Options.Secret, URL: e.URL, Logger: log, Sandbox: sandbox.Config{Shared: opts.Shared}})
+		Secret: e.Options.Secret, URL: e.URL, Logger: log, Sandbox: sandbox.Config{Shared: opts.Shared},
+		Secrets: secretStore(e.DB)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,4 +71,11 @@ func StartWorker(t testing.TB, e *Env, runtime string, opts WorkerOptions) {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
+}
+
+// secretStore is db as the runner's secret store: the backend's concrete
+// store is one (New takes the store core).
+func secretStore(db server.Store) runner.SecretStore {
+	ss, _ := db.(runner.SecretStore)
+	return ss
 }

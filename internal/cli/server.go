@@ -101,7 +101,7 @@ func RunServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // apiParts are what a server process is built from: the store, the
 // syncer over its object cache, and the process's metrics.
 type apiParts struct {
-	store   server.Store
+	store   apiStore
 	relay   relay.Store
 	syncer  *source.Syncer
 	metrics *metrics.Metrics
