@@ -26,6 +26,7 @@ type Store interface {
 	catalog.Requeuer
 	auth.Store
 	schedule.Store
+	EventStore
 }
 
 // Config is what a Console is built from.

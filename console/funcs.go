@@ -28,6 +28,7 @@ var funcs = template.FuncMap{
 	"add":        func(a, b int) int { return a + b },
 	"pins":       pins,
 	"shortID":    shortID,
+	"hasPrefix":  strings.HasPrefix,
 }
 
 // statusIcon is a status's symbol; it is always shown with the status's

@@ -54,6 +54,10 @@ func (c *Console) routes() {
 	c.handle("POST "+w+"/schedules/{id}/disable", "schedules", auth.ActionEditSchedule, c.disableSchedule)
 	c.handle("POST "+w+"/schedules/{id}/delete", "schedules", auth.ActionDeleteSchedule, c.deleteSchedule)
 	c.handle("GET "+w+"/health", "health", read, c.healthPage)
+	c.handle("GET "+w+"/events", "events", read, c.eventsPage)
+	c.handle("POST "+w+"/events/sinks", "events", auth.ActionManageSinks, c.createSink)
+	c.handle("GET "+w+"/events/sinks/{id}", "events", read, c.sinkPage)
+	c.handle("POST "+w+"/events/sinks/{id}/delete", "events", auth.ActionManageSinks, c.deleteSink)
 }
 
 // toRuns sends a workspace's root to its runs page.

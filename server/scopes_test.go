@@ -41,6 +41,10 @@ func TestConsoleAndAPIShareScopes(t *testing.T) {
 		"GET /w/{ws}/schedules/preview":   "GET /api/w/{ws}/schedules/preview",
 		"GET /w/{ws}/health":              "GET /api/w/{ws}/queue/health",
 		"GET /w/{ws}/{$}":                 "GET /api/w/{ws}/jobs",
+		"GET /w/{ws}/events":              "GET /api/w/{ws}/events",
+		"GET /w/{ws}/events/sinks/{id}":   "GET /api/w/{ws}/event-sinks/{id}/deliveries",
+		cw + "/events/sinks":              w + "/event-sinks",
+		cw + "/events/sinks/{id}/delete":  "DELETE /api/w/{ws}/event-sinks/{id}",
 	}
 	for page, action := range con {
 		route, ok := mirrors[page]
@@ -87,8 +91,9 @@ func TestAPIRouteScopes(t *testing.T) {
 		"DELETE /api/tokens/{id}":                       auth.ScopeAdmin,
 		"GET " + w + "/event-sinks":                     auth.ScopeRead, "GET " + w + "/event-sinks/{id}": auth.ScopeRead,
 		"POST " + w + "/event-sinks": auth.ScopeAdmin, "PATCH " + w + "/event-sinks/{id}": auth.ScopeAdmin,
-		"DELETE " + w + "/event-sinks/{id}": auth.ScopeAdmin,
-		"GET " + w + "/events":              auth.ScopeRead,
+		"DELETE " + w + "/event-sinks/{id}":         auth.ScopeAdmin,
+		"GET " + w + "/event-sinks/{id}/deliveries": auth.ScopeRead,
+		"GET " + w + "/events":                      auth.ScopeRead,
 	}
 	got := server.RouteActions()
 	for route, action := range got {

@@ -203,6 +203,7 @@ func (s *Server) routes() {
 	s.api("POST "+w+"/event-sinks", on(auth.ActionManageSinks), s.createSink)
 	s.api("PATCH "+w+"/event-sinks/{id}", on(auth.ActionManageSinks), s.patchSink)
 	s.api("DELETE "+w+"/event-sinks/{id}", on(auth.ActionManageSinks), s.deleteSink)
+	s.api("GET "+w+"/event-sinks/{id}/deliveries", read, s.listDeliveries)
 	s.api("GET "+w+"/events", read, s.listEvents)
 	// Token creation checks the requested workspace itself.
 	s.api("POST /api/tokens", route{global: true, job: jobNone}, s.createToken)
