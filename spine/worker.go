@@ -69,7 +69,10 @@ type Worker struct {
 	life Lifecycle
 
 	mu      sync.Mutex
-	running map[uuid.UUID]*activeJob
+	// running holds every attempt whose handler has not returned, by
+	// lease: the same job may be here twice for a moment when the reaper
+	// requeued it and this worker claimed it again (launch stops the first).
+	running map[Lease]*activeJob
 	freed   chan struct{}
 	// handling counts jobs whose handler has not returned yet.
 	handling atomic.Int64
@@ -106,7 +109,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	}
 	return &Worker{
 		cfg: cfg, log: logger(cfg.Logger).With("worker", cfg.Name),
-		running: map[uuid.UUID]*activeJob{}, freed: make(chan struct{}, 1),
+		running: map[Lease]*activeJob{}, freed: make(chan struct{}, 1),
 	}, nil
 }
 
@@ -255,21 +258,35 @@ func (w *Worker) launch(ctx context.Context, jobs *sync.WaitGroup, job *ClaimedJ
 	jobCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	a := &activeJob{lease: Lease{JobID: job.ID, ClaimToken: job.ClaimToken}, cancel: cancel}
 	w.mu.Lock()
-	w.running[job.ID] = a
+	w.stopEarlierAttempts(a.lease)
+	w.running[a.lease] = a
 	w.mu.Unlock()
 	w.handling.Add(1)
 	jobs.Add(1)
 	go func() {
 		defer jobs.Done()
-		defer w.finished(job.ID, cancel)
+		defer w.finished(a.lease, cancel)
 		w.execute(jobCtx, job)
 	}()
 }
 
-func (w *Worker) finished(id uuid.UUID, cancel context.CancelCauseFunc) {
+// stopEarlierAttempts cancels any attempt of the job still running here
+// under another lease: claiming the job again proves that lease is gone
+// (the reaper requeued the job before a heartbeat could tell this
+// worker), and its writes would be refused anyway. Called with mu held.
+func (w *Worker) stopEarlierAttempts(l Lease) {
+	for held, a := range w.running {
+		if held.JobID == l.JobID && held != l {
+			w.log.Warn("claimed a job again while its earlier attempt runs; stopping that attempt", "job", l.JobID)
+			a.cancel(ErrLostOwnership)
+		}
+	}
+}
+
+func (w *Worker) finished(l Lease, cancel context.CancelCauseFunc) {
 	cancel(nil)
 	w.mu.Lock()
-	delete(w.running, id)
+	delete(w.running, l)
 	w.mu.Unlock()
 	select {
 	case w.freed <- struct{}{}:
@@ -355,8 +372,8 @@ func (w *Worker) applyHeartbeat(sent []Lease, owned []HeartbeatResult) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, l := range sent {
-		a, ok := w.running[l.JobID]
-		if !ok || a.lease != l {
+		a, ok := w.running[l]
+		if !ok {
 			continue
 		}
 		canceled, stillOwned := marks[l.JobID]

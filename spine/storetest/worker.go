@@ -23,6 +23,7 @@ func runWorker(t *testing.T, newStore newStoreFunc) {
 	t.Run("WorkerRetriesThenFails", func(t *testing.T) { t.Parallel(); workerRetries(t, newStore(t)) })
 	t.Run("WorkerCancelMarkStopsHandler", func(t *testing.T) { t.Parallel(); workerCancel(t, newStore(t)) })
 	t.Run("WorkerLostOwnershipWritesNothing", func(t *testing.T) { t.Parallel(); workerLost(t, newStore(t)) })
+	t.Run("WorkerReclaimStopsTheOldAttempt", func(t *testing.T) { t.Parallel(); workerReclaim(t, newStore(t)) })
 	t.Run("WorkerTimeoutAndPanicFail", func(t *testing.T) { t.Parallel(); workerTimeoutPanic(t, newStore(t)) })
 	t.Run("WorkerStopDrainsThenReleases", func(t *testing.T) { t.Parallel(); workerDrain(t, newStore(t)) })
 	t.Run("WorkerStartStopStress", func(t *testing.T) { t.Parallel(); workerStartStop(t, newStore(t)) })
@@ -263,6 +264,50 @@ func workerLost(t *testing.T, s spine.Store) {
 	job := wkStatus(t, s, id, spine.StatusSuccess)
 	if wkJSON(t, job.Result) != `"winner"` || job.Worker != "other" {
 		t.Fatalf("result %s by %q, want the other owner's", job.Result, job.Worker)
+	}
+}
+
+// workerReclaim: the reaper requeues a job whose worker looked dead and the
+// same worker claims it again before any heartbeat told it the first lease
+// is gone. The first attempt must be stopped (ErrLostOwnership) at once:
+// before, the worker kept its running jobs by job id, the new attempt took
+// the old one's entry, and the old attempt's process ran on, unstoppable.
+func workerReclaim(t *testing.T, s spine.Store) {
+	ctx := context.Background()
+	base := time.Now().Add(time.Minute) // past the enqueue's scheduled_for
+	var clock atomic.Int64
+	clock.Store(base.UnixNano())
+	causes := make(chan error, 1)
+	started := make(chan struct{}, 1)
+	wkStart(t, spine.WorkerConfig{Store: s, Tags: []string{"t"}, Concurrency: 2, Heartbeat: time.Hour,
+		Clock: func() time.Time { return time.Unix(0, clock.Load()) },
+		Handler: func(ctx context.Context, job *spine.ClaimedJob) (json.RawMessage, error) {
+			if job.Restarts > 0 {
+				return json.RawMessage(`"second"`), nil
+			}
+			started <- struct{}{}
+			<-ctx.Done()
+			causes <- context.Cause(ctx)
+			return nil, ctx.Err()
+		}})
+	id := wkEnqueue(t, s, "t", `{}`, nil)
+	wkRecv(t, started)
+	// No heartbeat runs (an hour apart): the reaper sees a dead worker.
+	reapAt := base.Add(time.Hour)
+	wkWait(t, 10*time.Second, "the reaper to requeue the job", func() bool {
+		res, err := s.Reap(ctx, spine.ReapParams{Now: reapAt, ZombieTimeout: time.Minute, RestartLimit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(res.Requeued) == 1
+	})
+	clock.Store(base.Add(2 * time.Hour).UnixNano()) // the same worker may claim it now
+	if cause := wkRecv(t, causes); !errors.Is(cause, spine.ErrLostOwnership) {
+		t.Fatalf("first attempt's context cause %v, want ErrLostOwnership", cause)
+	}
+	job := wkStatus(t, s, id, spine.StatusSuccess)
+	if wkJSON(t, job.Result) != `"second"` || job.Restarts != 1 {
+		t.Fatalf("result %s after %d restarts, want the second attempt's after 1", job.Result, job.Restarts)
 	}
 }
 
