@@ -68,7 +68,7 @@ type Worker struct {
 	log  *slog.Logger
 	life Lifecycle
 
-	mu      sync.Mutex
+	mu sync.Mutex
 	// running holds every attempt whose handler has not returned, by
 	// lease: the same job may be here twice for a moment when the reaper
 	// requeued it and this worker claimed it again (launch stops the first).
