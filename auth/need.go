@@ -48,6 +48,12 @@ const (
 	ActionManageSinks Action = "manage-sinks"
 	// ActionRevokeToken revokes an API token (an all-workspace scope).
 	ActionRevokeToken Action = "revoke-token"
+	// ActionSetSecret creates or replaces a workspace secret; ActionDeleteSecret
+	// deletes one; ActionSecretAudit reads who changed which secret when.
+	// Listing secrets (never a value) is ActionRead.
+	ActionSetSecret    Action = "set-secret"
+	ActionDeleteSecret Action = "delete-secret"
+	ActionSecretAudit  Action = "secret-audit"
 )
 
 // needs is the one scope table. Token creation is not in it: the handler
@@ -69,6 +75,9 @@ var needs = map[Action]Scope{
 	ActionWebhookSecret:  ScopeAdmin,
 	ActionRevokeToken:    ScopeAdmin,
 	ActionManageSinks:    ScopeAdmin,
+	ActionSetSecret:      ScopeAdmin,
+	ActionDeleteSecret:   ScopeAdmin,
+	ActionSecretAudit:    ScopeAdmin,
 }
 
 // Need is the scope action requires. An action missing from the table is

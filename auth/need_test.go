@@ -19,6 +19,7 @@ func TestNeedKeepsTheDocumentedScopes(t *testing.T) {
 		auth.ActionDeleteSchedule: auth.ScopeAdmin, auth.ActionWebhook: auth.ScopeWebhook,
 		auth.ActionWebhookSecret: auth.ScopeAdmin, auth.ActionRevokeToken: auth.ScopeAdmin,
 		auth.ActionManageSinks: auth.ScopeAdmin,
+		auth.ActionSetSecret:   auth.ScopeAdmin, auth.ActionDeleteSecret: auth.ScopeAdmin, auth.ActionSecretAudit: auth.ScopeAdmin,
 	}
 	got := auth.Actions()
 	if len(got) != len(want) {

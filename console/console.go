@@ -12,6 +12,7 @@ import (
 	"github.com/windforce/windforce/catalog"
 	"github.com/windforce/windforce/metrics"
 	"github.com/windforce/windforce/schedule"
+	"github.com/windforce/windforce/secrets"
 	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/spine"
 )
@@ -27,6 +28,7 @@ type Store interface {
 	auth.Store
 	schedule.Store
 	EventStore
+	secrets.Store
 }
 
 // Config is what a Console is built from.
@@ -36,6 +38,9 @@ type Config struct {
 	Syncer *source.Syncer
 	// Secret signs session cookies (WINDFORCE_SECRET). Required.
 	Secret []byte
+	// SecretsKey seals the secrets set on the Secrets page
+	// (secrets.KeyFromConfig); the zero Key refuses to set one.
+	SecretsKey secrets.Key
 	// AdminToken is the bootstrap admin token; a login with it is an
 	// all-workspace admin. Empty disables it.
 	AdminToken string

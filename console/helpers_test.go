@@ -21,6 +21,7 @@ import (
 	"github.com/windforce/windforce/internal/gittest"
 	"github.com/windforce/windforce/metrics"
 	"github.com/windforce/windforce/schedule"
+	"github.com/windforce/windforce/secrets"
 	"github.com/windforce/windforce/server"
 	"github.com/windforce/windforce/source"
 )
@@ -105,7 +106,11 @@ func options(clk *clock, m *metrics.Metrics) apitest.Options {
 			}
 			// LiveHold longer than any test: a held job page answers only
 			// when the job's completion wakes it.
-			con, err := console.New(console.Config{Store: cs, Syncer: syncer, Secret: secret, AdminToken: adminToken,
+			key, err := secrets.DeriveKey(secret)
+			if err != nil {
+				return nil, err
+			}
+			con, err := console.New(console.Config{Store: cs, Syncer: syncer, Secret: secret, SecretsKey: key, AdminToken: adminToken,
 				LiveHold: time.Hour, Clock: clk.now, Logger: slog.New(slog.DiscardHandler), Metrics: m})
 			if err != nil {
 				return nil, err

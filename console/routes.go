@@ -58,6 +58,11 @@ func (c *Console) routes() {
 	c.handle("POST "+w+"/events/sinks", "events", auth.ActionManageSinks, c.createSink)
 	c.handle("GET "+w+"/events/sinks/{id}", "events", read, c.sinkPage)
 	c.handle("POST "+w+"/events/sinks/{id}/delete", "events", auth.ActionManageSinks, c.deleteSink)
+	c.handle("GET "+w+"/secrets", "secrets", read, c.secretsPage)
+	c.handle("POST "+w+"/secrets", "secrets", auth.ActionSetSecret, c.setSecret)
+	c.handle("GET "+w+"/secrets/audit", "secrets", auth.ActionSecretAudit, c.secretAuditPage)
+	c.handle("GET "+w+"/secrets/{name}/delete", "secrets", auth.ActionDeleteSecret, c.deleteSecretConfirm)
+	c.handle("POST "+w+"/secrets/{name}/delete", "secrets", auth.ActionDeleteSecret, c.deleteSecret)
 }
 
 // toRuns sends a workspace's root to its runs page.

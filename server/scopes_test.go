@@ -45,6 +45,13 @@ func TestConsoleAndAPIShareScopes(t *testing.T) {
 		"GET /w/{ws}/events/sinks/{id}":   "GET /api/w/{ws}/event-sinks/{id}/deliveries",
 		cw + "/events/sinks":              w + "/event-sinks",
 		cw + "/events/sinks/{id}/delete":  "DELETE /api/w/{ws}/event-sinks/{id}",
+
+		// Secrets (DESIGN §8).
+		"GET /w/{ws}/secrets":               "GET /api/w/{ws}/secrets",
+		cw + "/secrets":                     "PUT /api/w/{ws}/secrets/{name}",
+		"GET /w/{ws}/secrets/audit":         "GET /api/w/{ws}/secrets/audit",
+		"GET /w/{ws}/secrets/{name}/delete": "DELETE /api/w/{ws}/secrets/{name}",
+		cw + "/secrets/{name}/delete":       "DELETE /api/w/{ws}/secrets/{name}",
 	}
 	for page, action := range con {
 		route, ok := mirrors[page]
@@ -94,6 +101,9 @@ func TestAPIRouteScopes(t *testing.T) {
 		"DELETE " + w + "/event-sinks/{id}":         auth.ScopeAdmin,
 		"GET " + w + "/event-sinks/{id}/deliveries": auth.ScopeRead,
 		"GET " + w + "/events":                      auth.ScopeRead,
+
+		"GET " + w + "/secrets": auth.ScopeRead, "GET " + w + "/secrets/audit": auth.ScopeAdmin,
+		"PUT " + w + "/secrets/{name}": auth.ScopeAdmin, "DELETE " + w + "/secrets/{name}": auth.ScopeAdmin,
 	}
 	got := server.RouteActions()
 	for route, action := range got {

@@ -12,6 +12,7 @@ import (
 	"github.com/windforce/windforce/events/sink"
 	"github.com/windforce/windforce/metrics"
 	"github.com/windforce/windforce/schedule"
+	"github.com/windforce/windforce/secrets"
 	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/spine"
 )
@@ -29,6 +30,7 @@ type Store interface {
 	schedule.Store
 	sink.Store
 	EventStore
+	secrets.Store
 	SchemaVersion(ctx context.Context) (current, latest int, err error)
 }
 
@@ -47,6 +49,9 @@ type Config struct {
 	Syncer *source.Syncer
 	// Secret verifies WF_TOKEN (WINDFORCE_SECRET); empty refuses every job token.
 	Secret []byte
+	// SecretsKey seals the secrets admins set (secrets.KeyFromConfig);
+	// the zero Key answers 503 to a PUT of a secret.
+	SecretsKey secrets.Key
 	// AdminToken is the bootstrap admin token (WINDFORCE_ADMIN_TOKEN),
 	// valid in every workspace with every scope; empty disables it.
 	AdminToken string
@@ -205,6 +210,10 @@ func (s *Server) routes() {
 	s.api("DELETE "+w+"/event-sinks/{id}", on(auth.ActionManageSinks), s.deleteSink)
 	s.api("GET "+w+"/event-sinks/{id}/deliveries", read, s.listDeliveries)
 	s.api("GET "+w+"/events", read, s.listEvents)
+	s.api("GET "+w+"/secrets", read, s.listSecrets)
+	s.api("GET "+w+"/secrets/audit", on(auth.ActionSecretAudit), s.secretAudit)
+	s.api("PUT "+w+"/secrets/{name}", on(auth.ActionSetSecret), s.putSecret)
+	s.api("DELETE "+w+"/secrets/{name}", on(auth.ActionDeleteSecret), s.deleteSecret)
 	// Token creation checks the requested workspace itself.
 	s.api("POST /api/tokens", route{global: true, job: jobNone}, s.createToken)
 	s.api("DELETE /api/tokens/{id}", route{action: auth.ActionRevokeToken, global: true}, s.revokeToken)

@@ -17,6 +17,7 @@ import (
 	"github.com/windforce/windforce/internal/gittest"
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/objectcache"
+	"github.com/windforce/windforce/secrets"
 	"github.com/windforce/windforce/server"
 	"github.com/windforce/windforce/source"
 	"github.com/windforce/windforce/store"
@@ -86,6 +87,9 @@ type Env struct {
 	Sync map[string]any
 	// Options are the options the env was built with, defaults filled in.
 	Options Options
+	// SecretsKey is the key the API seals secrets with (derived from
+	// Options.Secret, as a server without WINDFORCE_SECRETS_KEY does).
+	SecretsKey secrets.Key
 }
 
 // ForEachBackend runs fn once on SQLite and once on Postgres, in parallel
@@ -140,8 +144,14 @@ func New(t testing.TB, s server.Store, c objectcache.Cache, opts Options) *Env {
 	}
 	log := slog.New(slog.DiscardHandler)
 	e := &Env{DB: s, Cache: c, Syncer: &source.Syncer{Catalog: s, Cache: c, Logger: log, AnyFileSource: true}, Options: opts}
+	key, err := secrets.DeriveKey(opts.Secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SecretsKey = key
 	cfg := server.Config{Store: s, Syncer: e.Syncer, Secret: opts.Secret, AdminToken: opts.AdminToken,
-		MaxInputBytes: opts.MaxInputBytes, Logger: log, WaitPoll: opts.WaitPoll, FollowPoll: opts.FollowPoll}
+		MaxInputBytes: opts.MaxInputBytes, Logger: log, WaitPoll: opts.WaitPoll, FollowPoll: opts.FollowPoll,
+		SecretsKey: key}
 	if opts.Console != nil {
 		con, err := opts.Console(s, e.Syncer)
 		if err != nil {

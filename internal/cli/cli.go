@@ -72,6 +72,11 @@ Client commands (WINDFORCE_URL, WINDFORCE_TOKEN, WINDFORCE_WORKSPACE or --url, -
   windforce events deliveries SINK [--status pending|delivered|failed]
   windforce events tail [--json] [--type a,b] [--after SEQ | --all]
                                            follow the workspace's events live (docs/EVENTS.md)
+  windforce secrets set NAME [--description D] [--from-file F]
+                                           set a workspace secret; the value from stdin or the file
+  windforce secrets list | secrets rm NAME | secrets audit
+  windforce secrets rotate-key --old-key K [--database-url URL]
+                                           re-encrypt every secret with the current key (on the database)
 
 Configuration comes from flags or WINDFORCE_* environment variables.
 `
@@ -97,7 +102,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return RunWorker(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return runBench(ctx, args[1:], stdout, stderr)
-	case "run", "jobs", "sources", "schedules", "apps", "token", "seed", "events":
+	case "run", "jobs", "sources", "schedules", "apps", "token", "seed", "events", "secrets":
 		return runClientCommand(ctx, args, stdout, stderr)
 	case "dev":
 		return RunDev(ctx, args[1:], stdout, stderr)
@@ -110,7 +115,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func runClientCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"run": runRun, "jobs": runJobs, "sources": runSources, "schedules": runSchedules,
-		"apps": runApps, "token": runToken, "seed": runSeed, "events": runEvents,
+		"apps": runApps, "token": runToken, "seed": runSeed, "events": runEvents, "secrets": runSecrets,
 	}
 	return cmds[args[0]](ctx, args[1:], stdout, stderr)
 }

@@ -19,6 +19,7 @@ const (
 	cmdMigrate
 	cmdBench
 	cmdClient
+	cmdSecretsRotate
 )
 
 // setting is one configuration value of DESIGN §1: a flag, its WINDFORCE_*

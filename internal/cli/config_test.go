@@ -15,7 +15,7 @@ import (
 // names them.
 var commandNames = map[string]command{
 	"server": cmdServer, "worker": cmdWorker, "dev": cmdDev, "migrate": cmdMigrate,
-	"bench": cmdBench, "client commands": cmdClient,
+	"bench": cmdBench, "client commands": cmdClient, "secrets rotate-key": cmdSecretsRotate,
 }
 
 // docRow is one variable of a documented configuration table.
@@ -118,7 +118,7 @@ var allCommands = []struct {
 	name string
 	cmd  command
 }{{"server", cmdServer}, {"worker", cmdWorker}, {"dev", cmdDev}, {"migrate", cmdMigrate},
-	{"bench", cmdBench}, {"client commands", cmdClient}}
+	{"bench", cmdBench}, {"client commands", cmdClient}, {"secrets rotate-key", cmdSecretsRotate}}
 
 // boundFlags registers cmd's settings on a fresh flag set.
 func boundFlags(cmd command) (*flagSet, *config) {

@@ -49,6 +49,9 @@ func (f *config) checkAPI() error {
 	if f.restartLimit < 0 || f.zombieTimeout <= 0 || f.reaperInterval <= 0 || f.retention <= 0 {
 		return &UsageError{Msg: "--zombie-timeout, --reaper-interval and --retention must be positive, --restart-limit at least 0"}
 	}
+	if err := f.checkSecretsKey(); err != nil {
+		return err
+	}
 	return f.limits.check()
 }
 
@@ -58,6 +61,7 @@ func (f *config) apiConfig(p *apiParts, con http.Handler, log *slog.Logger) serv
 	cfg := server.Config{Store: p.store, Syncer: p.syncer, Metrics: p.metrics, Console: con, Secret: []byte(f.secret),
 		AdminToken: f.adminToken, MaxInputBytes: int64(f.maxInput), MaxWait: f.maxWait, MetricsToken: f.metricsToken, Logger: log}
 	f.limits.apply(&cfg)
+	cfg.SecretsKey, _ = f.secretsKeyOf() // checked by checkAPI; none answers 503 to a PUT
 	return cfg
 }
 
@@ -141,7 +145,8 @@ func newConsole(p *apiParts, f *config, log *slog.Logger) (http.Handler, error) 
 		log.Warn("no WINDFORCE_SECRET: the web console is off (it signs sessions with the secret)")
 		return nil, nil
 	}
-	con, err := console.New(console.Config{Store: p.store, Syncer: p.syncer, Secret: []byte(f.secret),
+	key, _ := f.secretsKeyOf() // checked by checkAPI
+	con, err := console.New(console.Config{Store: p.store, Syncer: p.syncer, Secret: []byte(f.secret), SecretsKey: key,
 		AdminToken: f.adminToken, MaxInputBytes: int64(f.maxInput), Logger: log, Metrics: p.metrics})
 	if err != nil {
 		return nil, fmt.Errorf("console: %w", err)

@@ -21,12 +21,12 @@ type config struct {
 	dbURL, objectCache, dir string
 
 	// The API and its services: server and dev.
-	listen, secret, adminToken, fileSources, metricsToken           string
-	syncInterval, retention, zombieTimeout, reaperInterval, maxWait time.Duration
-	restartLimit                                                    int
-	maxInput                                                        size
-	limits                                                          apiLimits
-	relay                                                           relayFlags
+	listen, secret, secretsKey, adminToken, fileSources, metricsToken string
+	syncInterval, retention, zombieTimeout, reaperInterval, maxWait   time.Duration
+	restartLimit                                                      int
+	maxInput                                                          size
+	limits                                                            apiLimits
+	relay                                                             relayFlags
 
 	// The worker: worker and dev.
 	tags, url, name, metricsListen             string
@@ -59,7 +59,7 @@ const defaultDir = "./.windforce"
 //   - --name: dev runs one worker, nobody tells it apart;
 //   - --metrics-listen: dev serves /metrics on its API listener already.
 var settings = []setting{
-	{flag: "database-url", variable: "WINDFORCE_DATABASE_URL", cmds: cmdAPI | cmdWorker | cmdMigrate | cmdBench,
+	{flag: "database-url", variable: "WINDFORCE_DATABASE_URL", cmds: cmdAPI | cmdWorker | cmdMigrate | cmdBench | cmdSecretsRotate,
 		def: store.DefaultURL, help: "postgres://… or sqlite://PATH",
 		field: func(c *config) any { return &c.dbURL }, per: []variant{
 			{cmds: cmdDev, def: "", help: "postgres://… or sqlite://PATH; default sqlite://DIR/windforce.db"},
@@ -77,11 +77,16 @@ var settings = []setting{
 		def: "127.0.0.1:8080", help: "HTTP address",
 		field: func(c *config) any { return &c.listen }, per: []variant{
 			{cmds: cmdDev, help: "HTTP address of the API and console"}}},
-	{flag: "secret", variable: "WINDFORCE_SECRET", cmds: cmdAPI | cmdWorker,
+	{flag: "secret", variable: "WINDFORCE_SECRET", cmds: cmdAPI | cmdWorker | cmdSecretsRotate,
 		def: "", help: "key that verifies WF_TOKEN; prefer the variable",
 		field: func(c *config) any { return &c.secret }, per: []variant{
 			{cmds: cmdWorker, help: "key that signs WF_TOKEN; prefer the variable"},
-			{cmds: cmdDev, help: "key that signs WF_TOKEN and sessions; else generated and kept in DIR"}}},
+			{cmds: cmdDev, help: "key that signs WF_TOKEN and sessions; else generated and kept in DIR"},
+			{cmds: cmdSecretsRotate, help: "the current WINDFORCE_SECRET, when the new secrets key is derived from it"}}},
+	{flag: "secrets-key", variable: "WINDFORCE_SECRETS_KEY", cmds: cmdAPI | cmdWorker | cmdSecretsRotate,
+		def: "", help: "AES-256 key of workspace secrets, 32 bytes as base64 or hex; else derived from WINDFORCE_SECRET; prefer the variable",
+		field: func(c *config) any { return &c.secretsKey }, per: []variant{
+			{cmds: cmdSecretsRotate, help: "the new secrets key, 32 bytes as base64 or hex; else derived from WINDFORCE_SECRET"}}},
 	{flag: "admin-token", variable: "WINDFORCE_ADMIN_TOKEN", cmds: cmdAPI,
 		def: "", help: "bootstrap admin token, every workspace; prefer the variable",
 		field: func(c *config) any { return &c.adminToken }, per: []variant{

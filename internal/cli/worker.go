@@ -128,8 +128,14 @@ func (f *config) runnerConfig() (runner.Config, error) {
 	if err != nil {
 		return runner.Config{}, err
 	}
+	if err := f.checkSecretsKey(); err != nil {
+		return runner.Config{}, err
+	}
+	// The key the server seals with: WINDFORCE_SECRETS_KEY, else derived
+	// from WINDFORCE_SECRET (the runner derives the same when zero).
+	key, _ := f.secretsKeyOf()
 	return runner.Config{Dir: f.dir, KillGrace: f.killGrace, MaxResultBytes: int64(f.maxResult), MaxLogBytes: int64(f.maxLog),
-		Secret: []byte(f.secret), URL: f.url, MaxCacheBytes: int64(f.cacheBytes), MaxCacheAge: f.cacheAge, Sandbox: sb}, nil
+		Secret: []byte(f.secret), SecretsKey: key, URL: f.url, MaxCacheBytes: int64(f.cacheBytes), MaxCacheAge: f.cacheAge, Sandbox: sb}, nil
 }
 
 // serveMetrics serves m on addr at /metrics (behind token when set) until
