@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/windforce/windforce/secrets"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -26,6 +27,14 @@ func TestJobPageEnvWarm(t *testing.T) {
 			t.Fatal(err)
 		}
 		return res.ID.String()
+	}
+	// Enqueue refuses a reference to a secret the workspace lacks.
+	key, err := secrets.DeriveKey(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.db.PutSecret(t.Context(), key, secrets.Put{Workspace: ws, Name: "slack_token", Value: []byte("xoxb-1"), Actor: "test"}); err != nil {
+		t.Fatal(err)
 	}
 	b := e.browser()
 	b.login(adminToken)
