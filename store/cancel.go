@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/windforce/windforce/events"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
 )
@@ -41,7 +42,10 @@ func (s *Store) Cancel(ctx context.Context, p spine.CancelParams) (spine.CancelO
 			return ex.CancelMark(ctx, p)
 		}
 		out.Status = spine.StatusCanceled
-		return ex.CancelWaiting(ctx, p)
+		if err := ex.CancelWaiting(ctx, p); err != nil {
+			return err
+		}
+		return jobEvents(ctx, ex, events.JobCanceled, p.Now, p.JobID)
 	})
 	if err != nil {
 		return spine.CancelOutcome{}, fmt.Errorf("cancel job %s: %w", p.JobID, err)
@@ -67,7 +71,10 @@ func (s *Store) Reopen(ctx context.Context, p spine.ReopenParams) error {
 		if err := spine.ReopenRule(status, p.Force); err != nil {
 			return err
 		}
-		return ex.Reopen(ctx, p)
+		if err := ex.Reopen(ctx, p); err != nil {
+			return err
+		}
+		return jobEvents(ctx, ex, events.JobQueued, p.Now, p.JobID)
 	})
 	if err != nil {
 		return fmt.Errorf("reopen job %s: %w", p.JobID, err)

@@ -3,9 +3,13 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/windforce/windforce/events"
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store/driver"
 )
 
 // MaxEventsLimit bounds one EventsAfter read.
@@ -26,4 +30,19 @@ func (s *Store) EventsAfter(ctx context.Context, workspace string, after int64, 
 		return nil, fmt.Errorf("read events after %d: %w", after, err)
 	}
 	return evs, nil
+}
+
+// jobEvents writes an event of typ at now (zero: the database's clock)
+// for each of ids, in the transaction of ex, as the change just written
+// left each job. The tuned operations (enqueue, claim, completion) write
+// their own (driver.EventExecutor); every other transition calls this
+// right after its change. No id, no statement.
+func jobEvents(ctx context.Context, ex driver.Executor, typ events.Type, now time.Time, ids ...uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := ex.JobEvents(ctx, driver.JobEvents{Type: typ, JobIDs: ids, Now: now}); err != nil {
+		return fmt.Errorf("write %s events: %w", typ, err)
+	}
+	return nil
 }

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/windforce/windforce/events"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
 )
@@ -218,7 +221,10 @@ func (s *Store) Fail(ctx context.Context, p spine.FailParams) (spine.FailOutcome
 		}
 		if at, retry := retryAt(st); retry {
 			out = spine.FailOutcome{Retried: true, NextAttempt: st.Attempt + 1, ScheduledFor: at}
-			return ex.Requeue(ctx, driver.Requeue{Lease: p.Lease, AttemptStep: 1, LastError: jobErr, ScheduledFor: at})
+			if err := ex.Requeue(ctx, driver.Requeue{Lease: p.Lease, AttemptStep: 1, LastError: jobErr, ScheduledFor: at}); err != nil {
+				return err
+			}
+			return jobEvents(ctx, ex, events.JobRetrying, st.Now, p.JobID)
 		}
 		status, err := ex.Complete(ctx, driver.Completion{
 			Lease: p.Lease, Status: spine.StatusFailure, Error: jobErr, Now: st.Now,
@@ -288,12 +294,17 @@ func (s *Store) FailBatch(ctx context.Context, ps []spine.FailParams) ([]spine.F
 		if err != nil {
 			return err
 		}
+		// The finished ones wrote their events; the retried ones' go in
+		// one statement more for the whole batch.
+		var retried []uuid.UUID
 		for k, i := range written {
-			if !fs[k].Retry {
+			if fs[k].Retry {
+				retried = append(retried, fs[k].JobID)
+			} else {
 				plan.Outcomes[i].Status = statuses[k]
 			}
 		}
-		return nil
+		return jobEvents(ctx, ex, events.JobRetrying, time.Time{}, retried...)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("fail batch of %d jobs: %w", len(plan.Todo), err)
@@ -317,7 +328,12 @@ func (s *Store) Release(ctx context.Context, p spine.ReleaseParams) error {
 			_, err := ex.Complete(ctx, driver.Completion{Lease: p.Lease, Status: spine.StatusCanceled, Now: st.Now})
 			return err
 		}
-		return ex.Requeue(ctx, driver.Requeue{Lease: p.Lease, ScheduledFor: st.Now})
+		if err := ex.Requeue(ctx, driver.Requeue{Lease: p.Lease, ScheduledFor: st.Now}); err != nil {
+			return err
+		}
+		// The job waits again with its attempt uncharged: to a receiver it
+		// is queued, as after its enqueue (docs/EVENTS.md).
+		return jobEvents(ctx, ex, events.JobQueued, st.Now, p.JobID)
 	})
 	if err != nil {
 		return fmt.Errorf("release job %s: %w", p.JobID, err)

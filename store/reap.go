@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/windforce/windforce/events"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
 )
@@ -58,9 +59,20 @@ func reapWrite(ctx context.Context, ex driver.Executor, requeue, finish driver.R
 		if res.Requeued, err = ex.ReapRequeue(ctx, requeue); err != nil {
 			return res, err
 		}
+		// A restarted zombie tries again: the attempt its worker died in
+		// ended without finishing the job.
+		if err := jobEvents(ctx, ex, events.JobRetrying, requeue.Now, res.Requeued...); err != nil {
+			return res, err
+		}
 	}
 	if len(finish.JobIDs) > 0 {
 		if res.Failed, res.Canceled, err = ex.ReapFinish(ctx, finish); err != nil {
+			return res, err
+		}
+		if err := jobEvents(ctx, ex, events.JobFailed, finish.Now, res.Failed...); err != nil {
+			return res, err
+		}
+		if err := jobEvents(ctx, ex, events.JobCanceled, finish.Now, res.Canceled...); err != nil {
 			return res, err
 		}
 	}

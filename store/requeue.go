@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/windforce/windforce/events"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
 )
@@ -40,6 +42,9 @@ func (s *Store) Requeue(ctx context.Context, workspace string, id uuid.UUID, act
 			Workspace: workspace, JobID: id, By: actor, Reason: "requeued as job " + req.ID.String(),
 		}); err != nil {
 			return fmt.Errorf("cancel the waiting job: %w", err)
+		}
+		if err := jobEvents(ctx, ex, events.JobCanceled, time.Time{}, id); err != nil {
+			return err
 		}
 		if res, err = s.enqueueAction(ctx, ex, req); err != nil {
 			return err

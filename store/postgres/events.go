@@ -2,11 +2,13 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/windforce/windforce/events"
+	"github.com/windforce/windforce/store/driver"
 )
 
 // The events outbox's reads (queries/events_*.sql).
@@ -105,4 +107,23 @@ func (h *eventHorizon) final(s horizonSample, xmin int64) int64 {
 		h.samples = append(h.samples, s)
 	}
 	return h.safe
+}
+
+var qEventsJobs = mustQuery("events_jobs")
+
+// JobEvents writes p's event for each of its jobs, as they are now in
+// this transaction (driver.EventExecutor).
+func (e *executor) JobEvents(ctx context.Context, p driver.JobEvents) error {
+	if len(p.JobIDs) == 0 {
+		return nil
+	}
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	_, err := e.q.Exec(ctx, qEventsJobs, pgx.StrictNamedArgs{
+		"type": string(p.Type), "ids": p.JobIDs, "now": timeArg(p.Now),
+	})
+	if err != nil {
+		return fmt.Errorf("write %d %s events: %w", len(p.JobIDs), p.Type, translate(err))
+	}
+	return nil
 }

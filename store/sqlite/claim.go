@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/windforce/windforce/events"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -87,6 +88,10 @@ func (w *writeTx) claim(ctx context.Context, worker, tags string, limit int, now
 	jobs := make([]spine.ClaimedJob, len(cs))
 	for i, c := range cs {
 		jobs[i] = c.job
+		ids[i] = c.job.ID
+	}
+	if err := w.jobEvents(ctx, events.JobStarted, ids, now); err != nil {
+		return nil, err
 	}
 	return jobs, nil
 }

@@ -1,10 +1,12 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -52,6 +54,12 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 		}
 		if _, err := w.exec(ctx, qRuntimeDeleteMany, sql.Named("ids", idList)); err != nil {
 			return fmt.Errorf("delete runtime rows: %w", err)
+		}
+		// One statement for the batch's events, each by the status written
+		// and at its job's completion time, in job id order as on Postgres.
+		slices.SortFunc(ids, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+		if err := w.jobEvents(ctx, "", ids, nil); err != nil {
+			return err
 		}
 		for _, id := range ids {
 			w.finished(id) // completion wake-ups, sent after commit

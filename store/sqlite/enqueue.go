@@ -11,6 +11,7 @@ import (
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/windforce/windforce/events"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -27,10 +28,13 @@ func (e *executor) EnqueueInsert(ctx context.Context, p spine.EnqueueParams, not
 	err := e.write(ctx, func(w *writeTx) error {
 		var err error
 		inserted, err = w.insertJob(ctx, p)
-		if err == nil && inserted && notify {
+		if err != nil || !inserted {
+			return err
+		}
+		if notify {
 			w.wake(p.Pin.Tag)
 		}
-		return err
+		return w.jobEvents(ctx, events.JobQueued, []uuid.UUID{p.ID}, nil)
 	})
 	if err != nil || !inserted {
 		return spine.EnqueueResult{}, false, err
@@ -121,15 +125,18 @@ func coalesceArgs(p spine.EnqueueParams) []any {
 // queues one wake-up per tag (driver.JobExecutor).
 func (e *executor) EnqueueInsertBatch(ctx context.Context, ps []spine.EnqueueParams, tags []string) error {
 	return e.write(ctx, func(w *writeTx) error {
-		for _, p := range ps {
+		ids := make([]uuid.UUID, len(ps))
+		for i, p := range ps {
 			if _, err := w.insertJob(ctx, p); err != nil {
 				return err
 			}
+			ids[i] = p.ID
 		}
 		for _, tag := range tags {
 			w.wake(tag)
 		}
-		return nil
+		// One statement for the batch's job.queued events.
+		return w.jobEvents(ctx, events.JobQueued, ids, nil)
 	})
 }
 

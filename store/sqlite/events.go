@@ -3,14 +3,73 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	msqlite "modernc.org/sqlite"
 
 	"github.com/windforce/windforce/events"
+	storedriver "github.com/windforce/windforce/store/driver"
 )
 
 // The events outbox's queries (queries/events_*.sql).
 const (
 	qEventsAfter query = "events_after"
+	qEventsJobs  query = "events_jobs"
 )
+
+// The SQL functions the job_event view (migration 0015) and events_jobs.sql
+// call: SQLite cannot write a time or a duration as Go does, nor make a
+// UUIDv7.
+const (
+	timeFunc     = "windforce_time"
+	durationFunc = "windforce_duration"
+	eventIDFunc  = "windforce_event_id"
+)
+
+func init() {
+	msqlite.MustRegisterDeterministicScalarFunction(timeFunc, 1, sqlTime)
+	msqlite.MustRegisterDeterministicScalarFunction(durationFunc, 1, sqlDuration)
+	msqlite.MustRegisterScalarFunction(eventIDFunc, 1, sqlEventID)
+}
+
+// sqlTime writes stored microseconds as encoding/json writes a UTC
+// time.Time; NULL stays NULL.
+func sqlTime(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	switch v := args[0].(type) {
+	case nil:
+		return nil, nil
+	case int64:
+		return fromMicros(v).Format(time.RFC3339Nano), nil
+	default:
+		return nil, fmt.Errorf("%s: want an integer, got %T", timeFunc, v)
+	}
+}
+
+// sqlDuration writes stored milliseconds as time.Duration.String does.
+func sqlDuration(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	v, ok := args[0].(int64)
+	if !ok {
+		return nil, fmt.Errorf("%s: want an integer, got %T", durationFunc, args[0])
+	}
+	return (time.Duration(v) * time.Millisecond).String(), nil
+}
+
+// sqlEventID is a new event id (a UUIDv7) for an event at the stored
+// microseconds.
+func sqlEventID(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	v, ok := args[0].(int64)
+	if !ok {
+		return nil, fmt.Errorf("%s: want an integer, got %T", eventIDFunc, args[0])
+	}
+	id, err := events.NewID(fromMicros(v))
+	if err != nil {
+		return nil, err
+	}
+	return id.String(), nil
+}
 
 // EventsAfter reads the events after seq after, in seq order, on the
 // reader pool (driver.EventExecutor). The one writer hands out seqs and
@@ -23,4 +82,32 @@ func (e *executor) EventsAfter(ctx context.Context, workspace string, after int6
 		return nil, err
 	}
 	return collect(rows, scanEvent)
+}
+
+// JobEvents writes p's event for each of its jobs, as they are now
+// (driver.EventExecutor).
+func (e *executor) JobEvents(ctx context.Context, p storedriver.JobEvents) error {
+	if len(p.JobIDs) == 0 {
+		return nil
+	}
+	return e.write(ctx, func(w *writeTx) error {
+		return w.jobEvents(ctx, p.Type, p.JobIDs, micros(w.now(p.Now)))
+	})
+}
+
+// jobEvents inserts an event of typ at now for each job of ids, in that
+// order, with its data as the job_event view shows it after this
+// transaction's writes (events_jobs.sql). An empty typ is each job's
+// finished event, by its status. now is stored microseconds, or nil for
+// the time of the change the job's row shows (completion, start or
+// creation).
+func (w *writeTx) jobEvents(ctx context.Context, typ events.Type, ids []uuid.UUID, now any) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := w.exec(ctx, qEventsJobs, sql.Named("type", string(typ)), sql.Named("ids", idsJSON(ids)),
+		sql.Named("now", now)); err != nil {
+		return fmt.Errorf("write %d job events: %w", len(ids), translate(err))
+	}
+	return nil
 }

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/windforce/windforce/events"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
 )
@@ -184,6 +187,9 @@ func (w *writeTx) finish(ctx context.Context, f finishing) (spine.Status, error)
 		return "", fmt.Errorf("record completion: %w", translate(err))
 	}
 	if err := w.deleteRuntime(ctx, f.lease); err != nil {
+		return "", err
+	}
+	if err := w.jobEvents(ctx, events.Finished(status), []uuid.UUID{f.lease.JobID}, completedAt); err != nil {
 		return "", err
 	}
 	w.finished(f.lease.JobID)

@@ -87,6 +87,7 @@ var (
 		qSweep, qSweepJob, qSweepLogs, qSweepAudit,
 		qSetZombieTimeout, qAppendLog, qJobSetSecrets,
 		qSchemaUsedAt, qSchemaInsert, qSchemaTouch, qSweepSchemas,
+		qEventsJobs,
 		qCatalogPutSource, qCatalogSyncError, qCatalogSetHookSecret, qCatalogApplyLock, qCatalogAppOwners,
 		qCatalogDeleteActions, qCatalogDeleteApps, qCatalogInsertApp, qCatalogInsertAction,
 		qCatalogSourceSynced, qCatalogResolve,

@@ -19,6 +19,10 @@
 --
 -- pinged writes the first ping in the same statement, so a worker that
 -- dies before its first heartbeat is still reaped.
+--
+-- started writes each claimed job's job.started event (DESIGN §9), its
+-- data built from the rows claimed returns (this statement cannot read its
+-- own update back), in the order the claim gives the jobs.
 WITH picked AS MATERIALIZED (
     SELECT c.job_id
     FROM unnest(@tags::text[]) AS t(tag)
@@ -43,11 +47,19 @@ WITH picked AS MATERIALIZED (
     FROM picked
     WHERE q.job_id = picked.job_id
     RETURNING q.job_id, q.priority, q.scheduled_for, q.started_at, q.claim_token,
-              q.attempt, q.restarts, q.generation
+              q.attempt, q.restarts, q.generation, q.worker, q.last_error
 ), pinged AS (
     INSERT INTO job_runtime (job_id, ping)
     SELECT job_id, started_at FROM claimed
     ON CONFLICT (job_id) DO UPDATE SET ping = excluded.ping
+), started AS (
+    INSERT INTO event_outbox (id, workspace, type, subject, time, data)
+    SELECT event_id(c.started_at), j.workspace, 'job.started', c.job_id::text, c.started_at,
+           job_event_data(j, 'running', c.priority, c.scheduled_for, c.started_at, NULL, c.worker,
+                          c.attempt, c.restarts, c.generation, NULL, NULL, c.last_error, NULL, NULL)
+    FROM claimed c
+    JOIN job j ON j.id = c.job_id
+    ORDER BY c.priority DESC, c.scheduled_for, c.job_id
 )
 SELECT c.job_id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created_at, j.input,
        j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,

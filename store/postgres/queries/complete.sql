@@ -7,6 +7,9 @@
 -- With @notify the job's waiters are woken on @done_channel (payload: the
 -- job id), delivered on commit; FailBatch, which runs it many times in one
 -- transaction, sends one coalesced notification of its own instead.
+-- finished_event writes the job's job.succeeded, job.failed or
+-- job.canceled event (DESIGN §9), its data built from the rows this
+-- statement wrote.
 WITH finished AS (
     DELETE FROM job_queue
     WHERE job_id = @job_id AND claim_token = @claim_token AND running
@@ -25,6 +28,16 @@ WITH finished AS (
     RETURNING job_id, status
 ), runtime_gone AS (
     DELETE FROM job_runtime r USING finished f WHERE r.job_id = f.job_id
+), finished_event AS (
+    INSERT INTO event_outbox (id, workspace, type, subject, time, data)
+    SELECT event_id(clock.now), f.workspace, job_event_type(r.status), f.job_id::text, clock.now,
+           job_event_data(j, r.status, j.priority, NULL, f.started_at, clock.now, f.worker,
+                          f.attempt, f.restarts, j.generation, @result::jsonb, @error::jsonb, NULL,
+                          f.canceled_by, f.canceled_reason)
+    FROM finished f
+    JOIN recorded r ON r.job_id = f.job_id
+    JOIN job j ON j.id = f.job_id
+    CROSS JOIN clock
 )
 -- pg_notify returns void, which casts to '': the filter keeps every row.
 SELECT status FROM recorded

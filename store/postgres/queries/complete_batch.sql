@@ -30,6 +30,10 @@
 -- runtime rows, all in the same statement. Data-modifying CTEs always run
 -- to completion, so the answer is read from finished.
 --
+-- finished_events writes each job's job.succeeded or job.canceled event
+-- (DESIGN §9), its data built from the rows finished returns, in job_id
+-- order: the batch's events cost no statement of their own.
+--
 -- notified wakes the finished jobs' waiters on @done_channel: one
 -- notification per 200 jobs (their ids, comma-separated: at most 7,399
 -- bytes, under the 8,000-byte payload limit), delivered on commit. It is
@@ -65,6 +69,15 @@ WITH batch AS (
     FROM finished
 ), runtime_gone AS (
     DELETE FROM job_runtime r USING finished f WHERE r.job_id = f.job_id
+), finished_events AS (
+    INSERT INTO event_outbox (id, workspace, type, subject, time, data)
+    SELECT event_id(f.now), f.workspace, job_event_type(f.status), f.job_id::text, f.now,
+           job_event_data(j, f.status, j.priority, NULL, f.started_at, f.now, f.worker,
+                          f.attempt, f.restarts, j.generation, f.result::jsonb, NULL, NULL,
+                          f.canceled_by, f.canceled_reason)
+    FROM finished f
+    JOIN job j ON j.id = f.job_id
+    ORDER BY f.job_id
 ), notified AS (
     SELECT count(pg_notify(@done_channel::text, ids)) AS n
     FROM (

@@ -12,12 +12,15 @@
 -- The job keeps its schemas' hashes, and schemas stores their texts in
 -- job_schema as pin_schemas does in enqueue_batch.sql (whose comment says
 -- why it is written this way). It runs only when the job is inserted.
+--
+-- queued_event writes the job's job.queued event (DESIGN §9) from the rows
+-- inserted, only when the job is: a folded request writes none.
 WITH queued AS (
     INSERT INTO job_queue (job_id, workspace, app_key, action_key, tag, priority, scheduled_for, coalesce_key)
     VALUES (@id, @workspace, @app_key, @action_key, @tag, @priority,
             coalesce(@scheduled_for::timestamptz, @now::timestamptz, now()), @coalesce_key)
     ON CONFLICT (workspace, app_key, action_key, coalesce_key) WHERE coalesce_key IS NOT NULL DO NOTHING
-    RETURNING job_id, tag, generation
+    RETURNING job_id, tag, generation, scheduled_for
 ), pinned AS (
     INSERT INTO job (id, workspace, trigger_kind, trigger_ref, created_by, created_at, input,
                      git_source_id, commit_sha, app_key, action_key, entrypoint, runtime,
@@ -31,6 +34,14 @@ WITH queued AS (
            @max_attempts::integer, @backoff_ms::bigint, @backoff_factor::double precision, @coalesce_key::text,
            @limit_memory::bigint, @limit_pids::integer, @limit_cpu::double precision, @env::text, @warm::text
     FROM queued
+    RETURNING *
+), queued_event AS (
+    INSERT INTO event_outbox (id, workspace, type, subject, time, data)
+    SELECT event_id(p.created_at), p.workspace, 'job.queued', p.id::text, p.created_at,
+           job_event_data(ROW(p.*)::job, 'queued', p.priority, q.scheduled_for, NULL, NULL, NULL,
+                          1, 0, q.generation, NULL, NULL, NULL, NULL, NULL)
+    FROM pinned p
+    JOIN queued q ON q.job_id = p.id
 ), schemas AS (
     INSERT INTO job_schema (hash, used_at, body)
     SELECT DISTINCT ON (s.hash) s.hash, greatest(coalesce(@now::timestamptz, now()), now()), s.body::jsonb

@@ -19,6 +19,9 @@
 -- - used_at is the latest of the jobs' created_at and the database clock,
 --   so every job pinning a row was created before used_at + @schema_touch_ms:
 --   sweep_schemas.sql relies on it.
+--
+-- queued_events writes each job's job.queued event (DESIGN §9) from the
+-- rows inserted, in id order (the order of a batch of fresh UUIDv7s).
 WITH rows AS (
     SELECT *
     FROM unnest(@ids::uuid[], @workspaces::text[], @trigger_kinds::text[], @trigger_refs::text[],
@@ -37,7 +40,7 @@ WITH rows AS (
     INSERT INTO job_queue (job_id, workspace, app_key, action_key, tag, priority, scheduled_for)
     SELECT id, workspace, app_key, action_key, tag, priority, coalesce(scheduled_for, now, now())
     FROM rows
-    RETURNING job_id
+    RETURNING job_id, scheduled_for, generation
 ), pinned AS (
     INSERT INTO job (id, workspace, trigger_kind, trigger_ref, created_by, created_at, input,
                      git_source_id, commit_sha, app_key, action_key, entrypoint, runtime,
@@ -50,6 +53,15 @@ WITH rows AS (
            max_attempts, backoff_ms, backoff_factor, NULL,
            limit_memory, limit_pids, limit_cpu, env, warm
     FROM rows
+    RETURNING *
+), queued_events AS (
+    INSERT INTO event_outbox (id, workspace, type, subject, time, data)
+    SELECT event_id(p.created_at), p.workspace, 'job.queued', p.id::text, p.created_at,
+           job_event_data(ROW(p.*)::job, 'queued', p.priority, q.scheduled_for, NULL, NULL, NULL,
+                          1, 0, q.generation, NULL, NULL, NULL, NULL, NULL)
+    FROM pinned p
+    JOIN queued q ON q.job_id = p.id
+    ORDER BY p.id
 ), schema_use AS (
     SELECT u.hash, greatest(max(coalesce(r.now, now())), now()) AS used_at
     FROM rows r

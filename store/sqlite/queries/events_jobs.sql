@@ -1,0 +1,21 @@
+-- JobEvents inserts an event of @type for each job of @ids (a JSON array),
+-- in that order, with its data as the job_event view shows it after this
+-- transaction's writes. An empty @type is each job's finished event, by
+-- the status it finished with. The event time is @now, or when NULL the
+-- time of the change the job's state shows: its completion, its start
+-- (a claim) or its creation (an enqueue).
+INSERT INTO event_outbox (id, workspace, type, subject, time, data)
+SELECT windforce_event_id(t.at), t.workspace, t.type, t.id, t.at, t.data
+FROM (
+    SELECT v.workspace, v.id, v.data, k.key,
+           CASE WHEN @type <> '' THEN @type
+                WHEN v.status = 'success' THEN 'job.succeeded'
+                WHEN v.status = 'failure' THEN 'job.failed'
+                ELSE 'job.canceled' END AS type,
+           coalesce(@now, CASE WHEN v.completed_at IS NOT NULL THEN v.completed_at
+                               WHEN v.status = 'running' THEN v.started_at
+                               ELSE v.created_at END) AS at
+    FROM json_each(@ids) AS k
+    JOIN job_event AS v ON v.id = k.value
+) AS t
+ORDER BY t.key
