@@ -14,6 +14,7 @@ import (
 
 	"github.com/windforce/windforce/catalog"
 	"github.com/windforce/windforce/events"
+	"github.com/windforce/windforce/events/sink"
 	"github.com/windforce/windforce/server"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
@@ -22,8 +23,9 @@ import (
 // eventsWS is the workspace of the events tests; otherEventsWS holds a
 // job whose events a workspace read must not see.
 const (
-	eventsWS      = "ws-events"
-	otherEventsWS = "ws-events-other"
+	eventsWS       = "ws-events"
+	otherEventsWS  = "ws-events-other"
+	silentEventsWS = "ws-events-silent"
 )
 
 // eventFlow drives one store through transitions on a fake clock and
@@ -39,7 +41,15 @@ type eventFlow struct {
 	stale uuid.UUID
 }
 
+// Both workspaces get a sink: a workspace records its events only while it
+// has one (silentEventsWS has none).
 func newEventFlow(t *testing.T, s *Store) *eventFlow {
+	for _, ws := range []string{eventsWS, otherEventsWS} {
+		if _, err := s.CreateSink(t.Context(), sink.Sink{Workspace: ws, ID: "n", Kind: sink.KindNATS,
+			URL: "nats://127.0.0.1:4222", Subject: "windforce", Enabled: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return &eventFlow{t: t, s: s, now: time.Date(2026, 12, 1, 12, 0, 0, 123456000, time.UTC)}
 }
 
@@ -234,6 +244,8 @@ func TestEventsOfEveryTransition(t *testing.T) {
 
 		// Another workspace's job: never in this workspace's reads.
 		other := f.enqueue(f.params("t-other", func(p *spine.EnqueueParams) { p.Workspace = otherEventsWS }))
+		// A workspace without a sink records nothing: its job is never read.
+		silent := f.enqueue(f.params("t-silent", func(p *spine.EnqueueParams) { p.Workspace = silentEventsWS }))
 
 		a := f.enqueue(f.params("t-a"))
 		f.expect("enqueue", want{events.JobQueued, a})
@@ -370,6 +382,9 @@ func TestEventsOfEveryTransition(t *testing.T) {
 		var sawOther bool
 		for _, e := range all {
 			sawOther = sawOther || e.Subject == other.String()
+			if e.Workspace == silentEventsWS || e.Subject == silent.String() {
+				t.Errorf("a workspace without a sink recorded %s %s", e.Type, e.Subject)
+			}
 		}
 		if !sawOther {
 			t.Errorf("a read of every workspace misses %s's job", otherEventsWS)

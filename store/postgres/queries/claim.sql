@@ -59,6 +59,7 @@ WITH picked AS MATERIALIZED (
                           c.attempt, c.restarts, c.generation, NULL, NULL, c.last_error, NULL, NULL)
     FROM claimed c
     JOIN job j ON j.id = c.job_id
+    WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = j.workspace) -- recorded while the workspace has a sink
     ORDER BY c.priority DESC, c.scheduled_for, c.job_id
 )
 SELECT c.job_id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created_at, j.input,

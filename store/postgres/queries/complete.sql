@@ -38,6 +38,7 @@ WITH finished AS (
     JOIN recorded r ON r.job_id = f.job_id
     JOIN job j ON j.id = f.job_id
     CROSS JOIN clock
+    WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = f.workspace) -- recorded while the workspace has a sink
 )
 -- pg_notify returns void, which casts to '': the filter keeps every row.
 SELECT status FROM recorded

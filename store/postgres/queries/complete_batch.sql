@@ -77,6 +77,7 @@ WITH batch AS (
                           f.canceled_by, f.canceled_reason)
     FROM finished f
     JOIN job j ON j.id = f.job_id
+    WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = f.workspace) -- recorded while the workspace has a sink
     ORDER BY f.job_id
 ), notified AS (
     SELECT count(pg_notify(@done_channel::text, ids)) AS n

@@ -42,6 +42,7 @@ WITH queued AS (
                           1, 0, q.generation, NULL, NULL, NULL, NULL, NULL)
     FROM pinned p
     JOIN queued q ON q.job_id = p.id
+    WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = p.workspace) -- recorded while the workspace has a sink
 ), schemas AS (
     INSERT INTO job_schema (hash, used_at, body)
     SELECT DISTINCT ON (s.hash) s.hash, greatest(coalesce(@now::timestamptz, now()), now()), s.body::jsonb

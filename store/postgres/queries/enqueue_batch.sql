@@ -61,6 +61,7 @@ WITH rows AS (
                           1, 0, q.generation, NULL, NULL, NULL, NULL, NULL)
     FROM pinned p
     JOIN queued q ON q.job_id = p.id
+    WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = p.workspace) -- recorded while the workspace has a sink
     ORDER BY p.id
 ), schema_use AS (
     SELECT u.hash, greatest(max(coalesce(r.now, now())), now()) AS used_at

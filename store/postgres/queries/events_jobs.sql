@@ -12,4 +12,5 @@ SELECT event_id(clock.now), v.workspace, @type::text, v.id::text, clock.now, v.d
 FROM unnest(@ids::uuid[]) WITH ORDINALITY AS k(id, n)
 JOIN job_event v ON v.id = k.id
 CROSS JOIN clock
+WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = v.workspace) -- recorded while the workspace has a sink
 ORDER BY k.n

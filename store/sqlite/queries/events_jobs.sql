@@ -18,4 +18,5 @@ FROM (
     FROM json_each(@ids) AS k
     JOIN job_event AS v ON v.id = k.value
 ) AS t
+WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = t.workspace) -- recorded while the workspace has a sink
 ORDER BY t.key
