@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
+	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -46,4 +50,55 @@ func TestEventsSinks(t *testing.T) {
 			t.Fatalf("bus still listed:\n%s", list)
 		}
 	})
+}
+
+// TestEventsTail follows a real server from the newest seq: a job
+// enqueued then shows as one job.queued line naming it, an earlier one
+// does not show.
+func TestEventsTail(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, e *apiEnv) {
+		before := obj(t, e.mustRun("run", "hello/greet", "--input", `{"name":"Before"}`, "--json").stdout)["id"].(string)
+		now := e.getJSON("/api/w/" + testWS + "/events?after=now")
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		out := &syncBuffer{}
+		done := make(chan error, 1)
+		go func() {
+			done <- Run(ctx, []string{"events", "tail", "--after", strconv.FormatInt(int64(now["next_after"].(float64)), 10),
+				"--url", e.url, "--workspace", testWS, "--token", testAdminToken}, out, &syncBuffer{})
+		}()
+		id := obj(t, e.mustRun("run", "hello/greet", "--input", `{"name":"Ada"}`, "--json").stdout)["id"].(string)
+		waitFor(t, "the job.queued line", func() bool { return strings.Contains(out.String(), id) })
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("tail: %v", err)
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != 1 || !strings.Contains(lines[0], "windforce.job.queued") || !strings.Contains(lines[0], id+"  hello/greet  queued") ||
+			strings.Contains(out.String(), before) {
+			t.Fatalf("tail printed:\n%s", out.String())
+		}
+	})
+}
+
+// getJSON GETs path from the env's API with the admin token and decodes
+// the JSON object it answers.
+func (e *apiEnv) getJSON(path string) map[string]any {
+	e.t.Helper()
+	req, err := http.NewRequestWithContext(e.t.Context(), http.MethodGet, e.url+path, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testAdminToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var v map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&v); err != nil || res.StatusCode != http.StatusOK {
+		e.t.Fatalf("GET %s: %d %v", path, res.StatusCode, err)
+	}
+	return v
 }
