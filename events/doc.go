@@ -10,7 +10,9 @@
 // right after the commit loses nothing, and a rolled-back change leaves
 // no event behind. The relay, on every server, reads the outbox in order
 // and delivers each event to the workspace's sinks at least once; the
-// receivers deduplicate on the event id.
+// receivers deduplicate on the event id. A workspace records events only
+// while it has a sink (one index probe of event_sink guards each write), so
+// a queue nobody listens to pays nothing for them.
 //
 //	enqueue · claim · complete · fail · cancel · reap · reopen · sync
 //	     │ one transaction: the state change + its event_outbox row(s)

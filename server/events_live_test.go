@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/windforce/windforce/events/sink"
 	"github.com/windforce/windforce/internal/apitest"
 	"github.com/windforce/windforce/spine"
+	"github.com/windforce/windforce/store"
 )
 
 // TestEventsPage: the page answers the workspace's CloudEvents after a
@@ -20,12 +22,19 @@ import (
 func TestEventsPage(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
+		e.addSink(t)
 		start := e.events("after=now")
 		if len(start.Events) != 0 {
 			t.Fatalf("after=now answered events: %+v", start)
 		}
 		a, b, c := e.run("greet", `{"name":"A"}`), e.run("greet", `{"name":"B"}`), e.run("greet", `{"name":"C"}`)
-		p := e.events("after=" + strconv.FormatInt(start.NextAfter, 10))
+		// On Postgres an event shows once the transactions open at its
+		// commit have ended (EventsAfter): read until the three are there.
+		var p eventsPage
+		waitFor(t, "the three job.queued events", func() bool {
+			p = e.events("after=" + strconv.FormatInt(start.NextAfter, 10))
+			return len(p.Events) >= 3
+		})
 		if len(p.Events) != 3 || p.More {
 			t.Fatalf("after the three enqueues: %+v", p)
 		}
@@ -131,6 +140,7 @@ func TestEventsFollow(t *testing.T) {
 	t.Parallel()
 	apitest.ForEachBackend(t, followOptions, func(t *testing.T, a *apitest.Env) {
 		e := wrap(t, a)
+		e.addSink(t)
 		s := e.openEvents(t, "after=now", "")
 		if ct := s.res.Header.Get("Content-Type"); s.res.StatusCode != 200 || ct != "text/event-stream" {
 			t.Fatalf("follow answered %d %q", s.res.StatusCode, ct)
@@ -172,4 +182,14 @@ func TestEventsFollow(t *testing.T) {
 		}
 		e.call("GET", "/api/w/ws/events?follow=1", adminToken, "", "Last-Event-ID", "x").wantError(400, "bad_request")
 	})
+}
+
+// addSink gives workspace ws a sink: a workspace records its events only
+// while it has one.
+func (e *env) addSink(t *testing.T) {
+	t.Helper()
+	if _, err := e.db.(*store.Store).CreateSink(t.Context(), sink.Sink{Workspace: ws, ID: "bus", Kind: sink.KindNATS,
+		URL: "nats://127.0.0.1:4222", Subject: "windforce", Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -58,6 +58,8 @@ func TestEventsSinks(t *testing.T) {
 func TestEventsTail(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *apiEnv) {
+		// A workspace records its events only while it has a sink.
+		e.mustRun("events", "sinks", "add", "--kind", "nats", "nats://127.0.0.1:4222", "--id", "bus")
 		before := obj(t, e.mustRun("run", "hello/greet", "--input", `{"name":"Before"}`, "--json").stdout)["id"].(string)
 		now := e.getJSON("/api/w/" + testWS + "/events?after=now")
 		ctx, cancel := context.WithCancel(context.Background())
