@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/windforce/windforce/events/sink"
+	"github.com/windforce/windforce/internal/eventtest"
 	"github.com/windforce/windforce/internal/testdb"
 )
 
@@ -21,69 +21,21 @@ type streamMsg struct {
 	n                               int
 }
 
-// readStream connects to url and reads every message of the stream.
+// readStream reads every message of the stream with its CloudEvent.
 func readStream(t *testing.T, url, name string) []streamMsg {
 	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	st, err := js.Stream(ctx, name)
-	if err != nil {
-		t.Fatalf("stream %s: %v", name, err)
-	}
-	info, err := st.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []streamMsg
-	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
-		m, err := st.GetMsg(ctx, seq)
-		if err != nil {
-			t.Fatalf("message %d: %v", seq, err)
-		}
+	for i, m := range eventtest.ReadStream(t, url, name) {
 		var ce struct {
 			ID, Subject string
 			Data        struct{ N int }
 		}
 		if err := json.Unmarshal(m.Data, &ce); err != nil {
-			t.Fatalf("message %d: %s: %v", seq, m.Data, err)
+			t.Fatalf("message %d: %s: %v", i, m.Data, err)
 		}
-		out = append(out, streamMsg{subject: m.Subject, msgID: m.Header.Get(jetstream.MsgIDHeader),
-			ceID: ce.ID, ceSubject: ce.Subject, n: ce.Data.N})
+		out = append(out, streamMsg{subject: m.Subject, msgID: m.MsgID, ceID: ce.ID, ceSubject: ce.Subject, n: ce.Data.N})
 	}
 	return out
-}
-
-// streamCount is the stream's message count, 0 while it is not there.
-func streamCount(t *testing.T, url, name string) uint64 {
-	nc, err := nats.Connect(url, nats.Timeout(time.Second))
-	if err != nil {
-		return 0
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return 0
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
-	defer cancel()
-	st, err := js.Stream(ctx, name)
-	if err != nil {
-		return 0
-	}
-	info, err := st.Info(ctx)
-	if err != nil {
-		return 0
-	}
-	return info.State.Msgs
 }
 
 // checkStream fails unless the stream holds exactly the events, once
@@ -170,7 +122,7 @@ func TestNATSDelivery(t *testing.T) {
 			t.Fatalf("stream MINE holds %d messages, want the %d job.succeeded", len(msgs), len(done))
 		}
 		checkStream(t, msgs, done, "acme") // across jobs in any order
-		if n := streamCount(t, ns.URL, "ACME"); n != 0 {
+		if n := eventtest.StreamCount(ns.URL, "ACME"); n != 0 {
 			t.Errorf("a stream ACME was made beside the existing one (%d messages)", n)
 		}
 	})
@@ -214,7 +166,7 @@ func TestNATSDownNoLoss(t *testing.T) {
 			}
 		}()
 		eventually(t, 30*time.Second, "nothing reached the stream before the outage", func() bool {
-			return streamCount(t, ns.URL, "WINDFORCE") > 0
+			return eventtest.StreamCount(ns.URL, "WINDFORCE") > 0
 		})
 		ns.Kill()
 		time.Sleep(30 * time.Second) // NATS stays down for 30 s (the scenario under test)
@@ -225,7 +177,7 @@ func TestNATSDownNoLoss(t *testing.T) {
 		total := len(all)
 		mu.Unlock()
 		eventually(t, 30*time.Second, "not every event in the stream after NATS returned", func() bool {
-			return streamCount(t, ns.URL, "WINDFORCE") >= uint64(total)
+			return eventtest.StreamCount(ns.URL, "WINDFORCE") >= uint64(total)
 		})
 		t.Logf("%s: %d events; all in the stream %s after NATS returned", d.name, total, time.Since(back).Round(100*time.Millisecond))
 		waitSettled(t, s, "bus", total)

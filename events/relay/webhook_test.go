@@ -1,27 +1,24 @@
 package relay_test
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/windforce/windforce/events/sink"
+	"github.com/windforce/windforce/internal/eventtest"
 	"github.com/windforce/windforce/store"
 )
 
 // receiver is a webhook endpoint that checks what the relay sends by
-// itself: the Standard Webhooks signature (its own implementation of the
-// spec, not the relay's Sign), the CloudEvent, and the order of each
+// itself: the Standard Webhooks signature (eventtest's implementation of
+// the spec, not the relay's Sign), the CloudEvent, and the order of each
 // subject's events. While failing it answers 500.
 type receiver struct {
 	t      *testing.T
@@ -45,44 +42,12 @@ func newReceiver(t *testing.T, secret string) (*receiver, *httptest.Server) {
 	return rc, srv
 }
 
-// verify checks a Standard Webhooks request as the spec describes it:
-// the key is the base64 after "whsec_"; the signed content is
-// "{webhook-id}.{webhook-timestamp}.{body}"; webhook-signature is a
-// space-separated list of "v1,{base64 HMAC-SHA256}" of which one must
-// match; the timestamp must be within 5 minutes of now.
-func (rc *receiver) verify(h http.Header, body []byte) error {
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(rc.secret, "whsec_"))
-	if err != nil {
-		return fmt.Errorf("secret: %v", err)
-	}
-	id, ts := h.Get("webhook-id"), h.Get("webhook-timestamp")
-	sec, err := strconv.ParseInt(ts, 10, 64)
-	if id == "" || err != nil {
-		return fmt.Errorf("missing webhook-id %q or bad webhook-timestamp %q", id, ts)
-	}
-	if d := time.Since(time.Unix(sec, 0)); d > 5*time.Minute || d < -5*time.Minute {
-		return fmt.Errorf("timestamp %s is %s off", ts, d)
-	}
-	m := hmac.New(sha256.New, key)
-	fmt.Fprintf(m, "%s.%s.", id, ts)
-	m.Write(body)
-	want := m.Sum(nil)
-	for _, sig := range strings.Fields(h.Get("webhook-signature")) {
-		version, b64, ok := strings.Cut(sig, ",")
-		got, err := base64.StdEncoding.DecodeString(b64)
-		if ok && version == "v1" && err == nil && hmac.Equal(got, want) {
-			return nil
-		}
-	}
-	return fmt.Errorf("no signature in %q matches", h.Get("webhook-signature"))
-}
-
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	rc.requests++
-	if err := rc.verify(r.Header, body); err != nil {
+	if err := eventtest.VerifyWebhook(rc.secret, r.Header, body); err != nil {
 		rc.problems = append(rc.problems, "signature: "+err.Error())
 		http.Error(w, "bad signature", http.StatusUnauthorized)
 		return

@@ -18,8 +18,14 @@
 //	                 fresh Postgres database: sync through one server, run
 //	                 through the other, child jobs with WF_TOKEN, jobs on both
 //	                 workers, an every-second schedule that no tick fires twice
+//	events_*_test.go `windforce server` + `windforce worker` on a fresh
+//	                 Postgres with an event sink: the server SIGKILLed while a
+//	                 webhook receiver holds a delivery unanswered, and under a
+//	                 stream of jobs with a NATS sink; after the restart every
+//	                 event is delivered (in order per job, signed; in the
+//	                 stream exactly once)
 //
 // The package has no code of its own; everything is in its tests. Run:
 //
-//	WINDFORCE_TEST_REQUIRE_BUN=1 WINDFORCE_TEST_REQUIRE_POSTGRES=1 go test -race -count=1 ./internal/e2e/
+//	WINDFORCE_TEST_REQUIRE_BUN=1 WINDFORCE_TEST_REQUIRE_POSTGRES=1 WINDFORCE_TEST_REQUIRE_NATS=1 go test -race -count=1 ./internal/e2e/
 package e2e
