@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/windforce/windforce/events/relay"
+	"github.com/windforce/windforce/internal/eventtest"
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/store"
 	"github.com/windforce/windforce/store/postgres"
@@ -120,17 +121,8 @@ func startRelay(t *testing.T, s *store.Store, timeout time.Duration) *relay.Rela
 	return r
 }
 
-// eventually polls cond every 50 ms until it holds or the deadline passes.
-func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", within, what)
-		}
-		time.Sleep(50 * time.Millisecond) // polling a condition with a deadline
-	}
-}
+// eventually is eventtest.Eventually.
+var eventually = eventtest.Eventually
 
 // relayConcurrency is the test relays' sends in flight per sink.
 var relayConcurrency = 4

@@ -13,6 +13,7 @@ import (
 
 	"github.com/windforce/windforce/events"
 	"github.com/windforce/windforce/events/sink"
+	"github.com/windforce/windforce/internal/eventtest"
 	"github.com/windforce/windforce/internal/gittest"
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/spine"
@@ -182,17 +183,8 @@ func (c *eventsCluster) waitDelivered(t *testing.T, id string, n int, within tim
 	})
 }
 
-// eventually polls cond every 50 ms until it holds or the deadline passes.
-func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", within, what)
-		}
-		time.Sleep(50 * time.Millisecond) // polling a condition with a deadline
-	}
-}
+// eventually is eventtest.Eventually.
+var eventually = eventtest.Eventually
 
 // cloudEvent is what the tests read of a delivered CloudEvent.
 type cloudEvent struct {
