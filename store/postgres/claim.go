@@ -12,18 +12,58 @@ import (
 
 // Claim takes up to p.Limit waiting jobs on p.Tags in one statement
 // (queries/claim.sql): one round trip (driver.QueueExecutor).
+//
+// On the pool the statement goes in one batch after genericPlan, so the
+// batch's implicit transaction runs it with the plan prepared once per
+// connection. Left to choose, Postgres keeps planning the claim afresh at
+// every call (its custom plans look cheaper than the generic one), which
+// cost 1.1–1.9 ms a claim against 0.35 ms to run it: the largest step of
+// a warm job's round trip. Inside a caller's transaction it runs as it
+// is: SET LOCAL would outlive the claim there.
 func (e *executor) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qClaim, pgx.StrictNamedArgs{
+	args := pgx.StrictNamedArgs{
 		"tags":   p.Tags,
 		"limit":  p.Limit,
 		"now":    timeArg(p.Now),
 		"worker": p.Worker,
-	})
+	}
+	if e.tx != nil {
+		rows, err := e.q.Query(ctx, qClaim, args)
+		if err != nil {
+			return nil, translate(err)
+		}
+		return collectClaimed(rows)
+	}
+	batch := &pgx.Batch{}
+	batch.Queue(genericPlan)
+	batch.Queue(qClaim, args)
+	results := e.q.SendBatch(ctx, batch)
+	defer results.Close()
+	if _, err := results.Exec(); err != nil {
+		return nil, translate(err)
+	}
+	rows, err := results.Query()
 	if err != nil {
 		return nil, translate(err)
 	}
+	jobs, err := collectClaimed(rows)
+	if err != nil {
+		return nil, err
+	}
+	// Close reads the batch's end: the commit of its implicit transaction.
+	if err := results.Close(); err != nil {
+		return nil, translate(err)
+	}
+	return jobs, nil
+}
+
+// genericPlan makes the rest of a batch's implicit transaction use the
+// statements' generic plans (see Claim).
+const genericPlan = "SET LOCAL plan_cache_mode = force_generic_plan"
+
+func collectClaimed(rows pgx.Rows) ([]spine.ClaimedJob, error) {
 	jobs, err := pgx.CollectRows(rows, scanClaimed)
 	if err != nil {
 		return nil, translate(err)

@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/windforce/windforce/internal/testdb"
 )
 
 // The claim reads job_queue through the partial claim index, tag first,
@@ -182,5 +184,37 @@ func TestLeaseGenericPlans(t *testing.T) {
 		if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Hash Join") {
 			t.Errorf("%s scans a table:\n%s", name, plan)
 		}
+	}
+}
+
+// A worker's claims run the generic plan from the first: left to choose,
+// Postgres planned the claim afresh at every call (custom plans), which
+// cost more than running it. One connection, so the prepared statement's
+// counters are the claims'.
+func TestClaimRunsItsGenericPlan(t *testing.T) {
+	t.Parallel()
+	url, schema := testdb.PostgresSchema(t)
+	s, err := Open(context.Background(), url, Options{Schema: schema, MaxConns: 1})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(s.Close)
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	const claims = 8
+	for range claims {
+		enqueue(t, s, job("generic"))
+		claimOne(t, s, "generic", time.Time{})
+	}
+	var generic, custom int64
+	err = s.pool.QueryRow(context.Background(),
+		`SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '-- Claim takes up to%'`).
+		Scan(&generic, &custom)
+	if err != nil {
+		t.Fatalf("read the claim's plan counters: %v", err)
+	}
+	if custom != 0 || generic != claims {
+		t.Errorf("claim ran %d generic and %d custom plans, want %d generic and none custom", generic, custom, claims)
 	}
 }
