@@ -129,7 +129,7 @@ func validateOutput(schema, result json.RawMessage) error {
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		return nil
 	}
-	sch, err := catalog.CompileSchema(schema)
+	sch, err := catalog.CompiledSchema(schema)
 	if err != nil {
 		return &Failure{Message: "output schema: " + err.Error(), Kind: "invalid_result"}
 	}
