@@ -122,8 +122,9 @@ type E2EResult struct {
 }
 
 // E2EBreakdown is where a `?wait` round trip's time goes, as p50s over the
-// concurrency-1 jobs (each part's p50 on its own, so they need not add up
-// to the round trip's), from the timestamps the server recorded.
+// concurrency-1 jobs or a burst's sample (each part's p50 on its own, so
+// they need not add up to the round trip's), from the timestamps the
+// server recorded.
 type E2EBreakdown struct {
 	// QueuedP50 is created_at to started_at: enqueue to claim.
 	QueuedP50 float64 `json:"queued_p50_ms"`
@@ -457,8 +458,8 @@ func writeWarmTable(w io.Writer, r E2EResult) error {
 	fmt.Fprintf(w, "warm goals: ?wait p50 <= 3 ms (%.2f), p99 <= 10 ms (%.2f); warm round trip p50s: queued %.2f ms, run %.2f ms, rest %.2f ms\n",
 		m.WaitP50, m.WaitP99, m.Breakdown.QueuedP50, m.Breakdown.RunP50, m.Breakdown.RestP50)
 	if b := m.Burst; b != nil {
-		fmt.Fprintf(w, "warm throughput: %d jobs, %d requests in flight: %.1f jobs/s (goal >= 1500/s on SQLite), round trip p50 %.2f ms, p99 %.2f ms\n",
-			b.Jobs, b.Clients, b.JobsPerSec, b.P50, b.P99)
+		fmt.Fprintf(w, "warm throughput: %d jobs, %d requests in flight: %.1f jobs/s (goal >= 1500/s on SQLite), round trip p50 %.2f ms, p99 %.2f ms; p50s: queued %.2f ms, run %.2f ms, rest %.2f ms\n",
+			b.Jobs, b.Clients, b.JobsPerSec, b.P50, b.P99, b.Breakdown.QueuedP50, b.Breakdown.RunP50, b.Breakdown.RestP50)
 	}
 	mem := m.Memory
 	_, err := fmt.Fprintf(w, "warm pool after the runs: %d bun processes, idle RSS p50 %.1f MiB (max %.1f); all %d processes below the worker %.1f MiB\n",

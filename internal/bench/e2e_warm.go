@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/windforce/windforce/examples"
@@ -95,6 +96,8 @@ type E2EBurst struct {
 	JobsPerSec float64 `json:"jobs_per_sec"`
 	P50        float64 `json:"p50_ms"`
 	P99        float64 `json:"p99_ms"`
+	// Breakdown splits a sample of the round trips (see burst).
+	Breakdown E2EBreakdown `json:"breakdown"`
 }
 
 // E2EWarmMemory is the worker's warm processes, read from /proc after the
@@ -114,17 +117,37 @@ func (a *apiClient) greetWarm(ctx context.Context) (time.Duration, string, error
 	return a.greetApp(ctx, warmApp)
 }
 
-// burst runs jobs warm jobs with clients requests in flight.
+// burstSample is how many of a burst's jobs are read back for its
+// breakdown: enough for a p50, few enough not to lengthen the run.
+const burstSample = 500
+
+// burst runs jobs warm jobs with clients requests in flight, then splits
+// the round trips of an even sample of them by their jobs' timestamps:
+// under load, queued says how long jobs wait for a slot and a claim.
 func burst(ctx context.Context, api *apiClient, jobs, clients int) (*E2EBurst, error) {
+	var mu sync.Mutex
+	trips := make([]trip, 0, jobs)
 	took, lat, err := runConcurrently(ctx, jobs, clients, func(ctx context.Context) (time.Duration, error) {
-		d, _, err := api.greetWarm(ctx)
+		d, id, err := api.greetWarm(ctx)
+		mu.Lock()
+		trips = append(trips, trip{id: id, took: d})
+		mu.Unlock()
 		return d, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &E2EBurst{Clients: clients, Jobs: jobs, Seconds: round3(took.Seconds()), JobsPerSec: perSec(jobs, took),
-		P50: percentile(lat, 50), P99: percentile(lat, 99)}, nil
+	b := &E2EBurst{Clients: clients, Jobs: jobs, Seconds: round3(took.Seconds()), JobsPerSec: perSec(jobs, took),
+		P50: percentile(lat, 50), P99: percentile(lat, 99)}
+	step := max(1, len(trips)/burstSample)
+	var sample []trip
+	for i := 0; i < len(trips); i += step {
+		sample = append(sample, trips[i])
+	}
+	if b.Breakdown, err = breakdown(ctx, api, sample); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // warmMemory reads the process tree below pid from /proc.
