@@ -124,12 +124,12 @@ func (r *Relay) run(ctx context.Context) {
 	defer tick.Stop()
 	for {
 		last := time.Now()
-		r.pass(ctx)
+		jobs, done := queueWakeups(r.pass(ctx), enqueued, finished)
 		select {
 		case <-ctx.Done():
 			return
-		case <-enqueued:
-		case <-finished:
+		case <-jobs:
+		case <-done:
 		case <-r.wake:
 		case <-tick.C:
 		}
@@ -146,17 +146,33 @@ func (r *Relay) run(ctx context.Context) {
 	}
 }
 
+// queueWakeups are the queue's wake-ups the relay waits on after a pass:
+// none when the pass found nothing to relay. With no sink anywhere no job
+// writes an event, and a busy queue's wake-ups would cost the database a
+// pass every minPassGap for nothing; the poll finds the first sink added.
+func queueWakeups(active bool, enqueued, finished <-chan struct{}) (<-chan struct{}, <-chan struct{}) {
+	if !active {
+		return nil, nil
+	}
+	return enqueued, finished
+}
+
 // pass fans out until caught up, then brings the workers in line with the
-// sinks and nudges each to claim.
-func (r *Relay) pass(ctx context.Context) {
+// sinks and nudges each to claim. It reports whether there is anything to
+// relay: a sink (enabled or not, a workspace with one records events), or
+// events it fanned out; a failed read counts as something.
+func (r *Relay) pass(ctx context.Context) bool {
+	fanned := false
 	for ctx.Err() == nil {
 		n, err := r.Store.FanOut(ctx, r.Clock.Store(), r.Batch)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.Logger.Warn("relay: fan-out pass failed", "err", err)
 			}
+			fanned = true // try again at the next wake-up
 			break
 		}
+		fanned = fanned || n > 0
 		if n < r.Batch {
 			break
 		}
@@ -166,9 +182,10 @@ func (r *Relay) pass(ctx context.Context) {
 		if ctx.Err() == nil {
 			r.Logger.Warn("relay: list sinks failed", "err", err)
 		}
-		return
+		return true
 	}
 	r.syncWorkers(ctx, sinks)
+	return fanned || len(sinks) > 0
 }
 
 // syncWorkers starts a worker for each enabled sink, hands each its
