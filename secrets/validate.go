@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/windforce/windforce/spine"
 )
 
 // MaxValueBytes is the largest secret value (DESIGN §8).
@@ -34,13 +35,12 @@ var (
 	ErrInvalidDescription = errors.New("invalid secret description")
 )
 
-var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-
 // ValidName checks a secret name: a letter or underscore, then up to 63
 // letters, digits or underscores, so that it is also a valid environment
-// variable name; ErrInvalidName otherwise.
+// variable name (the rule is spine.ValidSecretName's, which manifests'
+// secret references follow too); ErrInvalidName otherwise.
 func ValidName(name string) error {
-	if nameRE.MatchString(name) {
+	if spine.ValidSecretName(name) {
 		return nil
 	}
 	shown := name
