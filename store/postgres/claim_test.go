@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/windforce/windforce/internal/testdb"
 )
 
 // The claim reads job_queue through the partial claim index, tag first,
@@ -193,22 +192,15 @@ func TestLeaseGenericPlans(t *testing.T) {
 // counters are the claims'.
 func TestClaimRunsItsGenericPlan(t *testing.T) {
 	t.Parallel()
-	url, schema := testdb.PostgresSchema(t)
-	s, err := Open(context.Background(), url, Options{Schema: schema, MaxConns: 1})
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	t.Cleanup(s.Close)
-	if err := s.Migrate(context.Background()); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
+	s, _ := openStoreConns(t, 1)
+	migrated(t, s)
 	const claims = 8
 	for range claims {
 		enqueue(t, s, job("generic"))
 		claimOne(t, s, "generic", time.Time{})
 	}
 	var generic, custom int64
-	err = s.pool.QueryRow(context.Background(),
+	err := s.pool.QueryRow(context.Background(),
 		`SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '-- Claim takes up to%'`).
 		Scan(&generic, &custom)
 	if err != nil {

@@ -16,8 +16,14 @@ import (
 // cleanup (before testdb drops the schema).
 func openStore(t *testing.T) (*Driver, string) {
 	t.Helper()
+	return openStoreConns(t, 6)
+}
+
+// openStoreConns is openStore with a pool of conns connections.
+func openStoreConns(t *testing.T, conns int32) (*Driver, string) {
+	t.Helper()
 	url, schema := testdb.PostgresSchema(t)
-	s, err := Open(context.Background(), url, Options{Schema: schema, MaxConns: 6})
+	s, err := Open(context.Background(), url, Options{Schema: schema, MaxConns: conns})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -29,10 +35,16 @@ func openStore(t *testing.T) (*Driver, string) {
 func newStore(t *testing.T) *Driver {
 	t.Helper()
 	s, _ := openStore(t)
+	migrated(t, s)
+	return s
+}
+
+// migrated migrates s or fails the test.
+func migrated(t *testing.T, s *Driver) {
+	t.Helper()
 	if err := s.Migrate(context.Background()); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	return s
 }
 
 // job is a valid enqueue request on tag.
