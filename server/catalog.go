@@ -13,26 +13,9 @@ import (
 	"github.com/windforce/windforce/spine"
 )
 
-// SourceView is the source shape of DESIGN §4.
-type SourceView struct {
-	ID       string     `json:"id"`
-	URL      string     `json:"url"`
-	Branch   string     `json:"branch"`
-	Commit   string     `json:"commit"`
-	SyncedAt *time.Time `json:"synced_at"`
-	Error    string     `json:"error"`
-	// HookSecretSet says whether git hosts can call the source's push hook
-	// with a signature; the secret itself is never shown.
-	HookSecretSet bool `json:"hook_secret_set"`
-}
-
-// viewSource shows a source with any credentials in its URL or error
-// redacted: rows stored before such URLs were refused must not show them
-// to every reader.
-func viewSource(src catalog.Source) SourceView {
-	return SourceView{ID: src.ID, URL: source.Redact(src.URL), Branch: src.Branch, Commit: src.Commit,
-		SyncedAt: src.SyncedAt, Error: source.RedactText(src.Error), HookSecretSet: src.HookSecret != ""}
-}
+// SourceView is the source shape of DESIGN §4, the one source.View that
+// the source events carry too.
+type SourceView = source.View
 
 // ActionView is one action of the catalog with its schemas.
 type ActionView struct {
@@ -108,7 +91,7 @@ func (s *Server) listSources(_ http.ResponseWriter, r *http.Request, _ *caller) 
 	}
 	out := make([]SourceView, 0, len(srcs))
 	for _, src := range srcs {
-		out = append(out, viewSource(src))
+		out = append(out, source.ViewOf(src))
 	}
 	return map[string]any{"sources": out}, nil
 }
@@ -148,7 +131,7 @@ func (s *Server) addSource(w http.ResponseWriter, r *http.Request, _ *caller) (a
 	if err != nil {
 		return nil, err
 	}
-	return &reply{status: http.StatusCreated, body: viewSource(got)}, nil
+	return &reply{status: http.StatusCreated, body: source.ViewOf(got)}, nil
 }
 
 // syncResult is {"commit","apps":[…]}; apps are the source's apps now.

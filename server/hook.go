@@ -259,5 +259,5 @@ func (s *Server) putHookSecret(w http.ResponseWriter, r *http.Request, _ *caller
 	if err != nil {
 		return nil, err
 	}
-	return viewSource(got), nil
+	return source.ViewOf(got), nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/windforce/windforce/catalog"
+	"github.com/windforce/windforce/events"
 	"github.com/windforce/windforce/store/driver"
 )
 
@@ -55,12 +56,37 @@ func (s *Store) ListSources(ctx context.Context, workspace string) ([]catalog.So
 }
 
 // RecordSyncError records why the last sync of a source failed. The
-// catalog itself is left as it was.
+// catalog itself is left as it was. In the same transaction it writes a
+// source.sync_failed event when the error is not the one the source
+// already shows (failedChanges).
 func (s *Store) RecordSyncError(ctx context.Context, workspace, id, message string) error {
-	if err := s.ex.CatalogSyncError(ctx, workspace, id, message, time.Time{}); err != nil {
+	err := s.ex.Tx(ctx, func(ex driver.Executor) error {
+		before, err := lockedSource(ctx, ex, workspace, id)
+		if err != nil {
+			return err
+		}
+		if err := ex.CatalogSyncError(ctx, workspace, id, message, time.Time{}); err != nil {
+			return err
+		}
+		if !failedChanges(before, message) {
+			return nil
+		}
+		return sourceEvent(ctx, ex, events.SourceSyncFailed, workspace, id)
+	})
+	if err != nil {
 		return sourceError("record sync error of", workspace, id, err)
 	}
 	return nil
+}
+
+// lockedSource takes the source's row lock for the rest of ex's
+// transaction (catalog.ErrNotFound when there is no such source) and
+// reads the source as it is under it.
+func lockedSource(ctx context.Context, ex driver.Executor, workspace, id string) (catalog.Source, error) {
+	if err := ex.CatalogApplyLock(ctx, workspace, id); err != nil {
+		return catalog.Source{}, err
+	}
+	return ex.CatalogGetSource(ctx, workspace, id)
 }
 
 // LockSource serializes syncs of one source across servers (a Postgres
@@ -83,10 +109,12 @@ func (s *Store) LockSource(ctx context.Context, workspace, id string) (unlock fu
 // Every step runs in the one transaction, so a sync that fails at any of
 // them (a conflict, a value the schema refuses) leaves the catalog and
 // the source's commit as they were; readers see the old set of apps or
-// the new one, never a mix.
+// the new one, never a mix. The source.synced event is written in that
+// transaction too, when the sync changed the source (syncedChanges).
 func (s *Store) ApplySync(ctx context.Context, p catalog.SyncParams) error {
 	err := s.ex.Tx(ctx, func(ex driver.Executor) error {
-		if err := ex.CatalogApplyLock(ctx, p.Workspace, p.SourceID); err != nil {
+		before, err := lockedSource(ctx, ex, p.Workspace, p.SourceID)
+		if err != nil {
 			return sourceError("lock source", p.Workspace, p.SourceID, err)
 		}
 		if err := checkOwners(ctx, ex, p); err != nil {
@@ -101,7 +129,10 @@ func (s *Store) ApplySync(ctx context.Context, p catalog.SyncParams) error {
 		if err := ex.CatalogSourceSynced(ctx, p.Workspace, p.SourceID, p.Commit, p.Now); err != nil {
 			return fmt.Errorf("record commit: %w", err)
 		}
-		return nil
+		if !syncedChanges(before, p.Commit) {
+			return nil
+		}
+		return sourceEvent(ctx, ex, events.SourceSynced, p.Workspace, p.SourceID)
 	})
 	if err != nil {
 		return fmt.Errorf("apply sync of %s/%s at %s: %w", p.Workspace, p.SourceID, p.Commit, err)

@@ -230,9 +230,9 @@ func union(a, b map[string]any) map[string]bool {
 // API view as data, on both databases.
 func TestEventsOfEveryTransition(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, s *Store) {
-		f := newEventFlow(t, s)
 		ctx := t.Context()
-		// The catalog a requeue resolves again.
+		// The catalog a requeue resolves again, synced before the sinks
+		// exist: its source.synced is TestSourceEvents' business.
 		if err := s.PutSource(ctx, catalog.Source{Workspace: eventsWS, ID: "src", URL: "file:///r.git", Branch: "main"}); err != nil {
 			t.Fatal(err)
 		}
@@ -241,6 +241,7 @@ func TestEventsOfEveryTransition(t *testing.T) {
 				Retry: spine.DefaultRetry, Actions: []catalog.Action{{Key: "greet"}}}}}); err != nil {
 			t.Fatal(err)
 		}
+		f := newEventFlow(t, s)
 
 		// Another workspace's job: never in this workspace's reads.
 		other := f.enqueue(f.params("t-other", func(p *spine.EnqueueParams) { p.Workspace = otherEventsWS }))
@@ -405,6 +406,8 @@ func (f failEvents) Tx(ctx context.Context, fn func(driver.Executor) error) erro
 }
 
 func (failEvents) JobEvents(context.Context, driver.JobEvents) error { return errEventWrite }
+
+func (failEvents) SourceEvent(context.Context, driver.SourceEvent) error { return errEventWrite }
 
 // TestEventAndChangeAllOrNothing: a change whose event cannot be written
 // does not happen, and a rolled-back change leaves no event.

@@ -127,3 +127,19 @@ func (e *executor) JobEvents(ctx context.Context, p driver.JobEvents) error {
 	}
 	return nil
 }
+
+var qEventsSource = mustQuery("events_source")
+
+// SourceEvent writes p's event of one source (driver.EventExecutor).
+func (e *executor) SourceEvent(ctx context.Context, p driver.SourceEvent) error {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	_, err := e.q.Exec(ctx, qEventsSource, pgx.StrictNamedArgs{
+		"type": string(p.Type), "workspace": p.Workspace, "subject": p.SourceID,
+		"time": timeArg(p.Time), "data": string(p.Data),
+	})
+	if err != nil {
+		return fmt.Errorf("write %s event of source %s: %w", p.Type, p.SourceID, translate(err))
+	}
+	return nil
+}

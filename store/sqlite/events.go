@@ -16,8 +16,9 @@ import (
 
 // The events outbox's queries (queries/events_*.sql).
 const (
-	qEventsAfter query = "events_after"
-	qEventsJobs  query = "events_jobs"
+	qEventsAfter  query = "events_after"
+	qEventsJobs   query = "events_jobs"
+	qEventsSource query = "events_source"
 )
 
 // The SQL functions the job_event view (migration 0015) and events_jobs.sql
@@ -92,6 +93,18 @@ func (e *executor) JobEvents(ctx context.Context, p storedriver.JobEvents) error
 	}
 	return e.write(ctx, func(w *writeTx) error {
 		return w.jobEvents(ctx, p.Type, p.JobIDs, micros(w.now(p.Now)))
+	})
+}
+
+// SourceEvent writes p's event of one source (driver.EventExecutor).
+func (e *executor) SourceEvent(ctx context.Context, p storedriver.SourceEvent) error {
+	return e.write(ctx, func(w *writeTx) error {
+		_, err := w.exec(ctx, qEventsSource, sql.Named("type", string(p.Type)), sql.Named("workspace", p.Workspace),
+			sql.Named("subject", p.SourceID), sql.Named("time", micros(w.now(p.Time))), sql.Named("data", string(p.Data)))
+		if err != nil {
+			return fmt.Errorf("write %s event of source %s: %w", p.Type, p.SourceID, translate(err))
+		}
+		return nil
 	})
 }
 
