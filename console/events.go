@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -56,7 +55,8 @@ type eventRow struct {
 	events.Event
 	// Job is set when the subject is a job of the workspace (job events).
 	Job bool
-	// Summary is app/action and status, or the source's commit.
+	// Summary is app/action and status, or the source's commit, and the
+	// error when there is one.
 	Summary string
 }
 
@@ -115,21 +115,22 @@ func (c *Console) showEvents(q *req, status int, d eventsData) error {
 // viewEvent picks what a row shows of an event's data.
 func viewEvent(ev events.Event) eventRow {
 	row := eventRow{Event: ev, Job: strings.HasPrefix(string(ev.Type), "job.")}
-	var d struct {
-		App, Action, Status, Commit string
-		Error                       *struct{ Message string }
-	}
-	if json.Unmarshal(ev.Data, &d) != nil {
+	g, ok := events.GlanceOf(ev.Data)
+	if !ok {
 		return row
 	}
 	switch {
-	case d.App != "":
-		row.Summary = d.App + "/" + d.Action + " " + d.Status
-		if d.Error != nil && d.Error.Message != "" {
-			row.Summary += ": " + d.Error.Message
-		}
-	case d.Commit != "":
-		row.Summary = "at " + shortSHA(d.Commit)
+	case g.App != "":
+		row.Summary = g.App + "/" + g.Action + " " + g.Status
+	case g.Commit != "":
+		row.Summary = "at " + shortSHA(g.Commit)
+	}
+	switch {
+	case g.Error == "":
+	case row.Summary == "":
+		row.Summary = g.Error // a source that never synced
+	default:
+		row.Summary += ": " + g.Error
 	}
 	return row
 }

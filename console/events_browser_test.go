@@ -33,7 +33,9 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // TestEventsInBrowser, in headless Chromium: an admin adds a webhook sink
 // on the Events page and sees its secret once; the events of a job run
 // then are delivered by the relay to the receiver, the sink's page lists
-// the delivery as delivered, and the recent events list the job.
+// the delivery as delivered, and the recent events list the job; a sync
+// of a new commit pushed to the source's repository is delivered the same
+// way as source.synced and listed with its commit.
 func TestEventsInBrowser(t *testing.T) {
 	t.Parallel()
 	browsertest.Chromium(t)
@@ -67,17 +69,21 @@ func TestEventsInBrowser(t *testing.T) {
 
 	job := e.runAPI(`{"name":"Ada"}`)
 
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		tb.Open("/w/ws/events/sinks/hook?status=delivered")
-		if strings.Contains(tb.Text("#main"), job) {
-			break
+	waitDelivered := func(what string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			tb.Open("/w/ws/events/sinks/hook?status=delivered")
+			if strings.Contains(tb.Text("#main"), what) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no delivered delivery of %s listed:\n%s", what, tb.Text("#main"))
+			}
+			time.Sleep(100 * time.Millisecond) // polling the page with a deadline
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no delivered delivery of job %s listed:\n%s", job, tb.Text("#main"))
-		}
-		time.Sleep(100 * time.Millisecond) // polling the page with a deadline
 	}
+	waitDelivered(job)
 	row := tb.Text("#deliveries tbody")
 	if !strings.Contains(row, "job.queued") || !strings.Contains(row, "delivered") {
 		t.Fatalf("deliveries:\n%s", row)
@@ -91,7 +97,33 @@ func TestEventsInBrowser(t *testing.T) {
 	tb.Open("/w/ws/events")
 	tb.WaitText(10*time.Second, "#recent-events", job)
 	tb.WaitText(time.Second, "#sink-hook .delivered", "")
+
+	e.repo.Write(t, map[string]string{"src/extra.ts": "export const x = 1;\n"})
+	commit := e.repo.CommitPush(t, "extra")
+	e.syncAPI()
+	waitDelivered("source.synced")
+	tb.Open("/w/ws/events")
+	tb.WaitText(10*time.Second, "#recent-events", "at "+commit[:10])
 	tb.Shot("console-events")
+}
+
+// syncAPI syncs source "main" through the API.
+func (e *env) syncAPI() {
+	e.t.Helper()
+	req, err := http.NewRequestWithContext(e.t.Context(), "POST", e.url+"/api/w/ws/sources/main/sync", nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(res.Body)
+		e.t.Fatalf("sync: %d %s", res.StatusCode, body)
+	}
 }
 
 // runAPI enqueues hello/greet with input through the API and returns the

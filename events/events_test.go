@@ -73,3 +73,26 @@ func TestTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestGlance reads both data shapes: a job's (error an object, or null)
+// and a source's (error a string).
+func TestGlance(t *testing.T) {
+	for _, c := range []struct {
+		data string
+		want Glance
+		ok   bool
+	}{
+		{`{"app":"hello","action":"greet","status":"failure","commit_sha":"c","error":{"message":"boom","code":1}}`,
+			Glance{App: "hello", Action: "greet", Status: "failure", Error: "boom"}, true},
+		{`{"app":"hello","action":"greet","status":"queued","error":null}`, Glance{App: "hello", Action: "greet", Status: "queued"}, true},
+		{`{"id":"main","commit":"abc","error":"validate failed at commit def: bad"}`,
+			Glance{Commit: "abc", Error: "validate failed at commit def: bad"}, true},
+		{`{"id":"main","commit":"abc","error":""}`, Glance{Commit: "abc"}, true},
+		{`[1]`, Glance{}, false},
+		{`null`, Glance{}, true},
+	} {
+		if got, ok := GlanceOf(json.RawMessage(c.data)); got != c.want || ok != c.ok {
+			t.Errorf("GlanceOf(%s) = %+v, %v; want %+v, %v", c.data, got, ok, c.want, c.ok)
+		}
+	}
+}

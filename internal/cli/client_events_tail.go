@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/windforce/windforce/events"
 )
 
 // eventsTail is `events tail`: it follows GET …/events?follow=1 and
@@ -155,33 +157,25 @@ func (t *eventTail) print(ev sseEvent) error {
 	return err
 }
 
-// summary is the part of a job event's data worth a glance: its app and
-// action, status and error message.
+// summary is the part of an event's data worth a glance: a job's app and
+// action, status and error message; a source's commit and error.
 func summary(data json.RawMessage) string {
-	var d struct {
-		App    string `json:"app"`
-		Action string `json:"action"`
-		Status string `json:"status"`
-		Error  *struct {
-			Message string `json:"message"`
-		} `json:"error"`
-		Commit string `json:"commit"`
-	}
-	if json.Unmarshal(data, &d) != nil {
+	g, ok := events.GlanceOf(data)
+	if !ok {
 		return ""
 	}
 	s := ""
-	if d.App != "" {
-		s += "  " + d.App + "/" + d.Action
+	if g.App != "" {
+		s += "  " + g.App + "/" + g.Action
 	}
-	if d.Status != "" {
-		s += "  " + d.Status
+	if g.Status != "" {
+		s += "  " + g.Status
 	}
-	if d.Commit != "" {
-		s += "  " + shortSHA(d.Commit)
+	if g.Commit != "" {
+		s += "  " + shortSHA(g.Commit)
 	}
-	if d.Error != nil && d.Error.Message != "" {
-		s += "  " + strconv.Quote(d.Error.Message)
+	if g.Error != "" {
+		s += "  " + strconv.Quote(g.Error)
 	}
 	return s
 }

@@ -54,7 +54,10 @@ func TestEventsSinks(t *testing.T) {
 
 // TestEventsTail follows a real server from the newest seq: a job
 // enqueued then shows as one job.queued line naming it, an earlier one
-// does not show.
+// does not show; a sync of a new commit pushed to the source's git
+// repository shows as one source.synced line with the commit, a sync of a
+// bad manifest as one source.sync_failed line with the commit the catalog
+// keeps and the error.
 func TestEventsTail(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *apiEnv) {
@@ -72,14 +75,31 @@ func TestEventsTail(t *testing.T) {
 		}()
 		id := obj(t, e.mustRun("run", "hello/greet", "--input", `{"name":"Ada"}`, "--json").stdout)["id"].(string)
 		waitFor(t, "the job.queued line", func() bool { return strings.Contains(out.String(), id) })
+
+		repo := e.api.Repo
+		repo.Write(t, map[string]string{"src/extra.ts": "export const x = 1;\n"})
+		synced := repo.CommitPush(t, "extra")
+		e.mustRun("sources", "sync", "main")
+		waitFor(t, "the source.synced line", func() bool { return strings.Contains(out.String(), "source.synced") })
+		repo.Write(t, map[string]string{"windforce.yaml": "apps:\n  hello:\n    entrypoint: src/main.ts\n    runtime: cobol\n    actions: {a: {}}\n"})
+		repo.CommitPush(t, "bad manifest")
+		if r := e.run("sources", "sync", "main"); r.err == nil {
+			t.Fatal("a bad manifest synced")
+		}
+		waitFor(t, "the source.sync_failed line", func() bool { return strings.Contains(out.String(), "source.sync_failed") })
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatalf("tail: %v", err)
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-		if len(lines) != 1 || !strings.Contains(lines[0], "windforce.job.queued") || !strings.Contains(lines[0], id+"  hello/greet  queued") ||
+		if len(lines) != 3 || !strings.Contains(lines[0], "windforce.job.queued") || !strings.Contains(lines[0], id+"  hello/greet  queued") ||
 			strings.Contains(out.String(), before) {
 			t.Fatalf("tail printed:\n%s", out.String())
+		}
+		if !strings.Contains(lines[1], "windforce.source.synced") || !strings.Contains(lines[1], "main  "+synced[:10]) ||
+			!strings.Contains(lines[2], "windforce.source.sync_failed") || !strings.Contains(lines[2], "main  "+synced[:10]+`  "validate failed at commit`) ||
+			!strings.Contains(lines[2], "cobol") {
+			t.Fatalf("tail printed for the syncs:\n%s", out.String())
 		}
 	})
 }
