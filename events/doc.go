@@ -26,6 +26,12 @@
 //	     (also: `windforce events tail`, the console's live events)
 //
 // A job event's data is the job in its API shape (GET /api/w/{ws}/jobs/{id})
-// without its input, as it is right after the change; a source event's
-// data is the source's API view.
+// without its input, as it is right after the change. A source event's
+// data is the source's API view (source.View, GET /api/w/{ws}/sources) as
+// the sync left it: source.synced is written in the transaction that
+// writes the commit's apps into the catalog (store ApplySync),
+// source.sync_failed in the one that records the error on the source
+// (RecordSyncError), and neither when the sync changed nothing (the
+// branch already synced, the same error again). Events of one subject (a
+// job, a source) reach each sink in the order written.
 package events

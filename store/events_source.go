@@ -39,6 +39,9 @@ func failedChanges(before catalog.Source, message string) bool {
 // it: its API view (source.ViewOf, what GET /api/w/{ws}/sources shows) as
 // data, the time it stored for the change (synced_at, error_at) as the
 // event time. The driver writes nothing while the workspace has no sink.
+// The caller holds the source's row lock (lockedSource) when the event
+// draws its seq, so one source's events are in seq order as their syncs
+// committed, the order the relay keeps per source and sink.
 func sourceEvent(ctx context.Context, ex driver.Executor, typ events.Type, workspace, id string) error {
 	src, err := ex.CatalogGetSource(ctx, workspace, id)
 	if err != nil {

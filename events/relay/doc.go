@@ -14,9 +14,10 @@
 // commit and the publish, or while a send is in flight, leaves it
 // pending; its lease runs out and the next claim sends it again.
 // Receivers deduplicate on the event id (NATS does, inside the stream's
-// duplicate window, through the Nats-Msg-Id header). In order per job
-// and sink: of one subject only the lowest pending delivery is ever
-// claimable. A slow or dead receiver holds its own sink's worker and
+// duplicate window, through the Nats-Msg-Id header). In order per
+// subject and sink, a subject being a job (its id) or a git source (its
+// id, for source.synced and source.sync_failed): of one subject only the
+// lowest pending delivery is ever claimable. A slow or dead receiver holds its own sink's worker and
 // lease only: the queue's transactions never wait on a send, and other
 // sinks have workers of their own.
 package relay
