@@ -24,14 +24,18 @@ type Store interface {
 	// when workspace is "", ordered by workspace and id.
 	ListSources(ctx context.Context, workspace string) ([]Source, error)
 	// RecordSyncError records why the last sync of a source failed. The
-	// catalog itself is left as it was.
+	// catalog itself is left as it was. In the same transaction it writes
+	// the source.sync_failed event (DESIGN §9) unless the source already
+	// showed this error.
 	RecordSyncError(ctx context.Context, workspace, id, message string) error
 
 	// ApplySync replaces the source's apps and actions with p.Apps in one
 	// transaction (removed ones are deleted) and records p.Commit as the
 	// source's commit. It refuses, with ErrConflict and no change, an app
 	// key another source of the workspace already provides. Call it only
-	// once the commit's tree is complete in the object cache.
+	// once the commit's tree is complete in the object cache. In the same
+	// transaction it writes the source.synced event (DESIGN §9) unless
+	// the source already held p.Commit without an error.
 	ApplySync(ctx context.Context, p SyncParams) error
 	// LockSource serializes syncs of one source across servers (a Postgres
 	// advisory lock; SQLite has one process per file and returns at once).

@@ -107,25 +107,6 @@ func TestEventsInBrowser(t *testing.T) {
 	tb.Shot("console-events")
 }
 
-// syncAPI syncs source "main" through the API.
-func (e *env) syncAPI() {
-	e.t.Helper()
-	req, err := http.NewRequestWithContext(e.t.Context(), "POST", e.url+"/api/w/ws/sources/main/sync", nil)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(res.Body)
-		e.t.Fatalf("sync: %d %s", res.StatusCode, body)
-	}
-}
-
 // runAPI enqueues hello/greet with input through the API and returns the
 // job id.
 func (e *env) runAPI(input string) string {

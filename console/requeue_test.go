@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -27,6 +28,12 @@ func (e *env) retag(tag string) {
 	}
 	e.repo.Write(e.t, map[string]string{"windforce.yaml": strings.Replace(string(m), "tag: default", "tag: "+tag, 1)})
 	e.repo.CommitPush(e.t, "route hello to "+tag)
+	e.syncAPI()
+}
+
+// syncAPI syncs source "main" through the API.
+func (e *env) syncAPI() {
+	e.t.Helper()
 	req, err := http.NewRequestWithContext(e.t.Context(), "POST", e.url+"/api/w/ws/sources/main/sync", nil)
 	if err != nil {
 		e.t.Fatal(err)
@@ -36,9 +43,10 @@ func (e *env) retag(tag string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	res.Body.Close()
+	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		e.t.Fatalf("sync after retag: %d", res.StatusCode)
+		body, _ := io.ReadAll(res.Body)
+		e.t.Fatalf("sync: %d %s", res.StatusCode, body)
 	}
 }
 
