@@ -37,7 +37,7 @@ type writeReq struct {
 	ctx context.Context
 	fn  func(w *writeTx) error
 	// synced: the commit must be synced (write); false for writeUnsynced.
-	// A batch is synced when any of its members must be.
+	// Synced and unsynced ones never share a commit (runBatch).
 	synced bool
 	// solo: the transaction runs alone, never in a batch: fn uses the
 	// *sql.Tx itself with the caller's context (WithTx, Migrate), and a
@@ -112,26 +112,38 @@ func (s *Driver) lead() {
 }
 
 // runBatch answers every request of batch: one whose context ended is
-// not run; solo ones and a lone one run in a transaction of their own;
-// the others share one.
+// not run; solo ones run in a transaction of their own; the unsynced ones
+// share a commit first, then the synced ones share theirs (a group of one
+// runs alone). Unsynced ones (claims) never wait for the synced ones'
+// fsync: a worker's next claim waits for its last, and behind each
+// enqueue batch's fsync the claims, not the slots, set the pace.
 func (s *Driver) runBatch(batch []*writeReq) {
-	var shared []*writeReq
+	var unsynced, synced []*writeReq
 	for _, r := range batch {
 		switch {
 		case r.ctx.Err() != nil:
 			r.out <- groupMsg{err: fmt.Errorf("begin: %w", r.ctx.Err())}
 		case r.solo:
 			r.out <- groupMsg{err: s.runOne(r)}
+		case r.synced:
+			synced = append(synced, r)
 		default:
-			shared = append(shared, r)
+			unsynced = append(unsynced, r)
 		}
 	}
-	switch len(shared) {
+	s.runGroup(unsynced)
+	s.runGroup(synced)
+}
+
+// runGroup runs rs (all synced or all unsynced) in one shared commit, or
+// alone when it is one.
+func (s *Driver) runGroup(rs []*writeReq) {
+	switch len(rs) {
 	case 0:
 	case 1:
-		shared[0].out <- groupMsg{err: s.runOne(shared[0])}
+		rs[0].out <- groupMsg{err: s.runOne(rs[0])}
 	default:
-		s.runShared(shared)
+		s.runShared(rs)
 	}
 }
 
@@ -158,7 +170,7 @@ func (s *Driver) runOne(r *writeReq) (err error) {
 // whole transaction when a statement is interrupted, which would undo the
 // other members' writes.
 func (s *Driver) runShared(rs []*writeReq) {
-	synced := slices.ContainsFunc(rs, func(r *writeReq) bool { return r.synced })
+	synced := rs[0].synced // runGroup's members are all of one kind
 	ctx := context.Background()
 	answered := make([]bool, len(rs))
 	answer := func(i int, err error) {

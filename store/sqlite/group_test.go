@@ -196,9 +196,11 @@ func TestGroupCanceledWaiterWritesNothing(t *testing.T) {
 	}
 }
 
-// TestGroupSyncedWhenAnyMemberIs: an unsynced claim sharing a commit with
-// a synced enqueue is synced with it; unsynced ones alone are not.
-func TestGroupSyncedWhenAnyMemberIs(t *testing.T) {
+// TestGroupUnsyncedCommitFirst: unsynced claims queued with a synced
+// enqueue share a commit of their own, unsynced and before the enqueue's
+// (so a claim never waits for another's fsync); unsynced ones alone
+// share one unsynced commit.
+func TestGroupUnsyncedCommitFirst(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
@@ -225,13 +227,13 @@ func TestGroupSyncedWhenAnyMemberIs(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	want := []bool{true, true, true, false}
+	want := []bool{true, false, true, true, false}
 	if len(commits) != len(want) {
 		t.Fatalf("commits synced %v, want %v", commits, want)
 	}
 	for i := range want {
 		if commits[i] != want[i] {
-			t.Fatalf("commits synced %v, want %v (held, shared with a synced one, held, unsynced only)", commits, want)
+			t.Fatalf("commits synced %v, want %v (held, the claims', the enqueue's, held, the claims')", commits, want)
 		}
 	}
 	if got := pragma(t, s.DB(), "synchronous"); got != "2" {
