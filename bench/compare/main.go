@@ -32,6 +32,8 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&cfg.Jobs, "jobs", 0, "burn-down mode: jobs inserted before the workers start (0: continuous)")
 	fs.IntVar(&cfg.Workers, "workers", 100, "concurrency (windforce Concurrency, River MaxWorkers)")
 	fs.IntVar(&cfg.Backlog, "backlog", 20000, "continuous mode: jobs kept waiting")
+	sinkMode := fs.String("event-sink", bench.SinkNone, "windforce's workspace: none (records no events), disabled (records them, a sink nothing delivers to: the write cost) or nats (a relay delivers them to --nats-url: the whole cost)")
+	natsURL := fs.String("nats-url", "nats://127.0.0.1:4222", "the NATS server of --event-sink disabled|nats")
 	fs.IntVar(&cfg.LatencySamples, "latency-samples", 200, "pickup latency samples on the idle queue")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -40,21 +42,25 @@ func run(ctx context.Context, args []string) error {
 		return errors.New("--database-url is required")
 	}
 	for _, name := range splitComma(*systems) {
-		if err := runOne(ctx, name, *url, cfg); err != nil {
+		if err := runOne(ctx, name, *url, sinkConfig{*sinkMode, *natsURL}, cfg); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return nil
 }
 
+// sinkConfig is the event sink windforce's workspace gets
+// (bench.Windforce.AddEventSink).
+type sinkConfig struct{ mode, natsURL string }
+
 // runOne measures one system on its own fresh database and prints its
 // JSON line.
-func runOne(ctx context.Context, name, url string, cfg bench.Config) error {
+func runOne(ctx context.Context, name, url string, sc sinkConfig, cfg bench.Config) error {
 	var sys bench.System
 	var err error
 	switch name {
 	case "windforce":
-		sys, err = bench.NewWindforce(ctx, sqliteSuffix(url, ".windforce"))
+		sys, err = newWindforce(ctx, sqliteSuffix(url, ".windforce"), sc)
 	case "river":
 		sys, err = newRiver(ctx, sqliteSuffix(url, ".river"))
 	default:
@@ -74,4 +80,17 @@ func runOne(ctx context.Context, name, url string, cfg bench.Config) error {
 	}
 	fmt.Println(string(line))
 	return nil
+}
+
+// newWindforce opens windforce's fresh store and gives its workspace the
+// event sink of sc.
+func newWindforce(ctx context.Context, url string, sc sinkConfig) (*bench.Windforce, error) {
+	w, err := bench.NewWindforce(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.AddEventSink(ctx, sc.mode, sc.natsURL); err != nil {
+		return nil, errors.Join(err, w.Close(context.WithoutCancel(ctx)))
+	}
+	return w, nil
 }

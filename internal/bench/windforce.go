@@ -37,6 +37,9 @@ type Windforce struct {
 	db     string
 	drop   func(ctx context.Context) error
 	worker *spine.Worker
+	// closers run at Close before the store closes (the relay of
+	// AddEventSink).
+	closers []func(ctx context.Context) error
 }
 
 var _ System = (*Windforce)(nil)
@@ -130,8 +133,12 @@ func (w *Windforce) Stop(context.Context) error {
 // Close closes the store and drops its schema or file.
 func (w *Windforce) Close(ctx context.Context) error {
 	_ = w.Stop(ctx)
+	var errs []error
+	for _, c := range w.closers {
+		errs = append(errs, c(ctx))
+	}
 	w.store.Close()
-	return w.drop(ctx)
+	return errors.Join(append(errs, w.drop(ctx))...)
 }
 
 // jobParams is one no-op bench job on tag.
