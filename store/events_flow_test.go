@@ -322,6 +322,21 @@ func TestEventsOfEveryTransition(t *testing.T) {
 		f.stale = d
 		f.expect("requeue", want{events.JobCanceled, d}, want{events.JobQueued, moved.ID})
 
+		// A keyed job that finishes while its follow-up waits: its event
+		// shows the follow-up as superseded_by.
+		rekeyed := func(p *spine.EnqueueParams) { p.CoalesceKey = "k2" }
+		k1 := f.enqueue(f.params("t-k", rekeyed))
+		jk := f.claim("t-k")
+		k2 := f.enqueue(f.params("t-k", rekeyed))
+		if _, err := s.Complete(ctx, spine.CompleteParams{Lease: lease(jk), Now: f.tick(time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+		evs := f.expect("a keyed job finishes behind its follow-up", want{events.JobQueued, k1}, want{events.JobStarted, k1},
+			want{events.JobQueued, k2}, want{events.JobSucceeded, k1})
+		if got := normalize(t, evs[3].Data)["superseded_by"]; got != k2.String() {
+			t.Fatalf("superseded_by of %s's completion is %v, want %s", k1, got, k2)
+		}
+
 		// The reaper: a restarted zombie retries, one past the limit fails,
 		// a marked one is canceled.
 		e := f.enqueue(f.params("t-e"))

@@ -35,11 +35,19 @@ func run(ctx context.Context, args []string) error {
 	sinkMode := fs.String("event-sink", bench.SinkNone, "windforce's workspace: none (records no events), disabled (records them, a sink nothing delivers to: the write cost) or nats (a relay delivers them to --nats-url: the whole cost)")
 	natsURL := fs.String("nats-url", "nats://127.0.0.1:4222", "the NATS server of --event-sink disabled|nats")
 	fs.IntVar(&cfg.LatencySamples, "latency-samples", 200, "pickup latency samples on the idle queue")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the whole run to this file (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *url == "" {
 		return errors.New("--database-url is required")
+	}
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stopProfile()
 	}
 	for _, name := range splitComma(*systems) {
 		if err := runOne(ctx, name, *url, sinkConfig{*sinkMode, *natsURL}, cfg); err != nil {

@@ -1,6 +1,11 @@
 package main
 
-import "strings"
+import (
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"strings"
+)
 
 // splitComma splits a comma-separated list, dropping empty items.
 func splitComma(s string) []string {
@@ -20,4 +25,20 @@ func sqliteSuffix(url, suffix string) string {
 		return url + suffix
 	}
 	return url
+}
+
+// startCPUProfile writes a CPU profile to path until the returned stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

@@ -21,7 +21,7 @@
 -- dies before its first heartbeat is still reaped.
 --
 -- started writes each claimed job's job.started event (DESIGN §9), its
--- data built from the rows claimed returns (this statement cannot read its
+-- state (migration 0020) from the rows claimed returns (this statement cannot read its
 -- own update back), in the order the claim gives the jobs.
 WITH picked AS MATERIALIZED (
     SELECT c.job_id
@@ -53,9 +53,9 @@ WITH picked AS MATERIALIZED (
     SELECT job_id, started_at FROM claimed
     ON CONFLICT (job_id) DO UPDATE SET ping = excluded.ping
 ), started AS (
-    INSERT INTO event_outbox (id, workspace, type, subject, time, data)
+    INSERT INTO event_outbox (id, workspace, type, subject, time, job_state)
     SELECT event_id(c.started_at), j.workspace, 'job.started', c.job_id::text, c.started_at,
-           job_event_data(j, 'running', c.priority, c.scheduled_for, c.started_at, NULL, c.worker,
+           job_event_state_of(j, 'running', c.priority, c.scheduled_for, c.started_at, NULL, c.worker,
                           c.attempt, c.restarts, c.generation, NULL, NULL, c.last_error, NULL, NULL)
     FROM claimed c
     JOIN job j ON j.id = c.job_id

@@ -8,7 +8,7 @@
 -- job id), delivered on commit; FailBatch, which runs it many times in one
 -- transaction, sends one coalesced notification of its own instead.
 -- finished_event writes the job's job.succeeded, job.failed or
--- job.canceled event (DESIGN §9), its data built from the rows this
+-- job.canceled event (DESIGN §9), its state (migration 0020) from the rows this
 -- statement wrote.
 WITH finished AS (
     DELETE FROM job_queue
@@ -29,9 +29,9 @@ WITH finished AS (
 ), runtime_gone AS (
     DELETE FROM job_runtime r USING finished f WHERE r.job_id = f.job_id
 ), finished_event AS (
-    INSERT INTO event_outbox (id, workspace, type, subject, time, data)
+    INSERT INTO event_outbox (id, workspace, type, subject, time, job_state)
     SELECT event_id(clock.now), f.workspace, job_event_type(r.status), f.job_id::text, clock.now,
-           job_event_data(j, r.status, j.priority, NULL, f.started_at, clock.now, f.worker,
+           job_event_state_of(j, r.status, j.priority, NULL, f.started_at, clock.now, f.worker,
                           f.attempt, f.restarts, j.generation, @result::jsonb, @error::jsonb, NULL,
                           f.canceled_by, f.canceled_reason)
     FROM finished f

@@ -31,7 +31,7 @@
 -- to completion, so the answer is read from finished.
 --
 -- finished_events writes each job's job.succeeded or job.canceled event
--- (DESIGN §9), its data built from the rows finished returns, in job_id
+-- (DESIGN §9), its state (migration 0020) from the rows finished returns, in job_id
 -- order: the batch's events cost no statement of their own.
 --
 -- notified wakes the finished jobs' waiters on @done_channel: one
@@ -70,9 +70,9 @@ WITH batch AS (
 ), runtime_gone AS (
     DELETE FROM job_runtime r USING finished f WHERE r.job_id = f.job_id
 ), finished_events AS (
-    INSERT INTO event_outbox (id, workspace, type, subject, time, data)
+    INSERT INTO event_outbox (id, workspace, type, subject, time, job_state)
     SELECT event_id(f.now), f.workspace, job_event_type(f.status), f.job_id::text, f.now,
-           job_event_data(j, f.status, j.priority, NULL, f.started_at, f.now, f.worker,
+           job_event_state_of(j, f.status, j.priority, NULL, f.started_at, f.now, f.worker,
                           f.attempt, f.restarts, j.generation, f.result::jsonb, NULL, NULL,
                           f.canceled_by, f.canceled_reason)
     FROM finished f

@@ -6,7 +6,7 @@
 -- correlated min, so the plan is an index probe per candidate whatever
 -- the statistics say).
 -- It reads event_delivery_pending in seq order, and event_delivery_order
--- per candidate.
+-- per candidate. A job event's data is built as in events_after.sql.
 WITH picked AS (
     SELECT d.event_seq
     FROM event_delivery d
@@ -24,9 +24,10 @@ WITH picked AS (
 UPDATE event_delivery d
 SET lease = @lease, attempts = d.attempts + 1,
     leased_until = coalesce(@now::timestamptz, now()) + @lease_ms::bigint * interval '1 millisecond'
-FROM picked p, event_outbox o
+FROM picked p
+JOIN event_outbox o ON o.seq = p.event_seq
+LEFT JOIN job j ON j.id = (o.job_state).job_id
 WHERE d.workspace = @workspace AND d.sink_id = @sink_id AND d.event_seq = p.event_seq
-  AND o.seq = p.event_seq
 RETURNING d.workspace, d.sink_id, d.event_seq, d.event_id, d.event_type, d.subject, d.status,
           d.attempts, d.next_attempt_at, d.last_error, d.created_at, d.delivered_at, d.failed_at,
-          o.time, o.data
+          o.time, coalesce(o.data, job_event_json(j, o.job_state))

@@ -55,9 +55,9 @@ WITH rows AS (
     FROM rows
     RETURNING *
 ), queued_events AS (
-    INSERT INTO event_outbox (id, workspace, type, subject, time, data)
+    INSERT INTO event_outbox (id, workspace, type, subject, time, job_state)
     SELECT event_id(p.created_at), p.workspace, 'job.queued', p.id::text, p.created_at,
-           job_event_data(ROW(p.*)::job, 'queued', p.priority, q.scheduled_for, NULL, NULL, NULL,
+           job_event_state_of(ROW(p.*)::job, 'queued', p.priority, q.scheduled_for, NULL, NULL, NULL,
                           1, 0, q.generation, NULL, NULL, NULL, NULL, NULL)
     FROM pinned p
     JOIN queued q ON q.job_id = p.id
