@@ -21,7 +21,7 @@ const (
 	qEventsSource query = "events_source"
 )
 
-// The SQL functions the job_event view (migration 0015) and events_jobs.sql
+// The SQL functions the event_view (migration 0020) and events_jobs.sql
 // call: SQLite cannot write a time or a duration as Go does, nor make a
 // UUIDv7.
 const (
@@ -109,8 +109,9 @@ func (e *executor) SourceEvent(ctx context.Context, p storedriver.SourceEvent) e
 }
 
 // jobEvents inserts an event of typ at now for each job of ids, in that
-// order, with its data as the job_event view shows it after this
-// transaction's writes (events_jobs.sql). An empty typ is each job's
+// order, with its state as the job_event view shows it after this
+// transaction's writes (events_jobs.sql; event_view builds its data when
+// it is read, migration 0020). An empty typ is each job's
 // finished event, by its status. now is stored microseconds, or nil for
 // the time of the change the job's row shows (completion, start or
 // creation).
