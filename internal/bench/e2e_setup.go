@@ -163,7 +163,8 @@ func freshDatabase(ctx context.Context, serverURL string) (string, func(context.
 	}
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(cctx, serverURL)
+	admin := withoutPoolParams(u)
+	conn, err := pgx.Connect(cctx, admin)
 	if err != nil {
 		return "", nil, fmt.Errorf("%w at %s: %w", ErrPostgresUnavailable, u.Redacted(), err)
 	}
@@ -178,7 +179,7 @@ func freshDatabase(ctx context.Context, serverURL string) (string, func(context.
 		// with other tests' writes can take well over 30 s.
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
-		conn, err := pgx.Connect(ctx, serverURL)
+		conn, err := pgx.Connect(ctx, admin)
 		if err != nil {
 			return fmt.Errorf("e2e postgres: drop database %s: %w", name, err)
 		}
@@ -189,6 +190,21 @@ func freshDatabase(ctx context.Context, serverURL string) (string, func(context.
 		return nil
 	}
 	return u.String(), drop, nil
+}
+
+// withoutPoolParams is u without pgxpool's own parameters (pool_max_conns
+// and the like), which a single connection would send to the server as
+// settings it does not know; the server and worker get them.
+func withoutPoolParams(u *url.URL) string {
+	c := *u
+	q := c.Query()
+	for k := range q {
+		if strings.HasPrefix(k, "pool_") {
+			q.Del(k)
+		}
+	}
+	c.RawQuery = q.Encode()
+	return c.String()
 }
 
 // removeTree removes dir after making its directories writable again (the
