@@ -83,6 +83,15 @@ type App struct {
 	Actions []Action
 }
 
+// AppCommit is where an app of the catalog is now: the source that
+// provides it and the commit new jobs of it pin. A worker compares it with
+// the pins of its warm processes (Store.AppCommits).
+type AppCommit struct {
+	AppKey    string
+	SourceID  string
+	CommitSHA string
+}
+
 // Action is one action of an app. Zero Timeout, empty Tag and nil Retry
 // mean "the app's value"; so does each zero field of Limits, which
 // overrides the app's limits field by field. Env is merged over the app's

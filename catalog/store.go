@@ -46,6 +46,10 @@ type Store interface {
 	ListApps(ctx context.Context, workspace string) ([]App, error)
 	// GetApp returns one app with its actions; ErrNotFound when missing.
 	GetApp(ctx context.Context, workspace, key string) (App, error)
+	// AppCommits returns every app of a workspace with its source and
+	// commit, by key: the narrow read a worker repeats every few seconds
+	// to drain the warm processes of commits no longer in the catalog.
+	AppCommits(ctx context.Context, workspace string) ([]AppCommit, error)
 
 	// EnqueueAction is the one enqueue path (DESIGN §2 invariant 1): in one
 	// transaction it resolves (workspace, app, action), validates the

@@ -187,6 +187,16 @@ func (s *Store) GetApp(ctx context.Context, workspace, key string) (catalog.App,
 	return apps[0], nil
 }
 
+// AppCommits returns every app of a workspace with its source and
+// commit, by key (a worker's warm pool polls it; runner.CatalogReader).
+func (s *Store) AppCommits(ctx context.Context, workspace string) ([]catalog.AppCommit, error) {
+	apps, err := s.ex.CatalogAppCommits(ctx, workspace)
+	if err != nil {
+		return nil, fmt.Errorf("read app commits of %s: %w", workspace, err)
+	}
+	return apps, nil
+}
+
 // readApps reads apps (appKey's only, when not "") with their actions
 // attached, from the one snapshot the driver reads them in.
 func (s *Store) readApps(ctx context.Context, workspace, appKey string) ([]catalog.App, error) {

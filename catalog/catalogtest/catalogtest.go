@@ -40,6 +40,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("ApplySyncAtomic", func(t *testing.T) { testApplyAtomic(t, newStore) })
 	t.Run("PinDuringSync", func(t *testing.T) { testPinDuringSync(t, newStore) })
 	t.Run("Limits", func(t *testing.T) { testLimits(t, newStore) })
+	t.Run("AppCommits", func(t *testing.T) { testAppCommits(t, newStore) })
 }
 
 const (

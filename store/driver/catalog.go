@@ -63,6 +63,9 @@ type CatalogExecutor interface {
 	// snapshot, so a sync between them cannot pair one commit's apps with
 	// another's actions.
 	CatalogListApps(ctx context.Context, workspace, appKey string) ([]catalog.App, []CatalogActionRow, error)
+	// CatalogAppCommits reads the key, source and commit of every app of
+	// a workspace, ordered by key: one indexed read of three columns.
+	CatalogAppCommits(ctx context.Context, workspace string) ([]catalog.AppCommit, error)
 
 	// ResolveAction reads the app and the action a job of (workspace, app,
 	// action) pins, the action's overrides applied. catalog.ErrNotFound

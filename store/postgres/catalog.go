@@ -27,6 +27,7 @@ var (
 	qCatalogSourceSynced  = mustQuery("catalog_source_synced")
 	qCatalogListApps      = mustQuery("catalog_list_apps")
 	qCatalogListActions   = mustQuery("catalog_list_actions")
+	qCatalogAppCommits    = mustQuery("catalog_app_commits")
 	qCatalogResolveAction = mustQuery("catalog_resolve")
 )
 
@@ -67,6 +68,23 @@ func (e *executor) CatalogListSources(ctx context.Context, workspace string) ([]
 		return nil, err
 	}
 	return pgx.CollectRows(rows, scanSource)
+}
+
+// CatalogAppCommits reads where each app of a workspace is now
+// (driver.CatalogExecutor).
+func (e *executor) CatalogAppCommits(ctx context.Context, workspace string) ([]catalog.AppCommit, error) {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	rows, err := e.q.Query(ctx, qCatalogAppCommits, pgx.StrictNamedArgs{"workspace": workspace})
+	if err != nil {
+		return nil, translate(err)
+	}
+	apps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.AppCommit, error) {
+		var a catalog.AppCommit
+		err := r.Scan(&a.AppKey, &a.SourceID, &a.CommitSHA)
+		return a, err
+	})
+	return apps, translate(err)
 }
 
 func scanSource(row pgx.CollectableRow) (catalog.Source, error) {

@@ -26,6 +26,7 @@ const (
 	qCatalogListApps      query = "catalog_list_apps"
 	qCatalogListActions   query = "catalog_list_actions"
 	qCatalogResolve       query = "catalog_resolve"
+	qCatalogAppCommits    query = "catalog_app_commits"
 )
 
 // CatalogPutSource creates a source or updates its URL and branch
@@ -64,6 +65,20 @@ func (e *executor) CatalogListSources(ctx context.Context, workspace string) ([]
 		return nil, err
 	}
 	return collect(rows, scanSource)
+}
+
+// CatalogAppCommits reads where each app of a workspace is now
+// (driver.CatalogExecutor).
+func (e *executor) CatalogAppCommits(ctx context.Context, workspace string) ([]catalog.AppCommit, error) {
+	rows, err := e.read(ctx, qCatalogAppCommits, sql.Named("workspace", workspace))
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(r *sql.Rows) (catalog.AppCommit, error) {
+		var a catalog.AppCommit
+		err := r.Scan(&a.AppKey, &a.SourceID, &a.CommitSHA)
+		return a, err
+	})
 }
 
 func scanSource(rows *sql.Rows) (catalog.Source, error) {

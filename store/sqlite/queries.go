@@ -102,7 +102,7 @@ var (
 	}
 	readerQueries = []query{
 		qGetJob, qLogs, qAudit, qHealth,
-		qCatalogGetSource, qCatalogListSources, qCatalogListApps, qCatalogListActions, qCatalogResolve,
+		qCatalogGetSource, qCatalogListSources, qCatalogListApps, qCatalogListActions, qCatalogResolve, qCatalogAppCommits,
 		qAuthTokenByHash, qAuthLeaseLive, qAuthTokenByID, qSessionByHash,
 		qWebhookSecret,
 		qListJobs, qCountJobs,
