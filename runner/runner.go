@@ -70,7 +70,13 @@ type Config struct {
 	// the worker's concurrency, so the pool follows its slots; default
 	// the number of CPUs.
 	WarmProcesses int
-	Logger        *slog.Logger
+	// Catalog is where the warm pool reads the commit each app is at now,
+	// every CatalogInterval (default DefaultCatalogInterval) while it
+	// holds processes, to drain those of commits no longer in the catalog
+	// (warmdrain.go). Nil: only a job of a newer commit drains them.
+	Catalog         CatalogReader
+	CatalogInterval time.Duration
+	Logger          *slog.Logger
 }
 
 // Runner runs claimed jobs: it prepares the pinned commit, runs the
@@ -159,6 +165,9 @@ func fillDefaults(cfg *Config) {
 	}
 	if cfg.LogFlushInterval <= 0 {
 		cfg.LogFlushInterval = 200 * time.Millisecond
+	}
+	if cfg.CatalogInterval <= 0 {
+		cfg.CatalogInterval = DefaultCatalogInterval
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

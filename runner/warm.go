@@ -29,6 +29,8 @@ import (
 //	            answer frame ◀─fd 6── result | error (bounded as cold files)
 //	   after:   leftovers of the job killed; recycled past max_jobs, near its
 //	            memory limit, on a newer commit of its app, or idle past idle
+//	   catalog: every CatalogInterval, the processes of commits no longer
+//	            in the catalog are drained (warmdrain.go)
 //	   ctx done (cancel│timeout│lost lease) ─▶ SIGTERM tree, grace, SIGKILL;
 //	            the next job gets a fresh process
 //
@@ -81,16 +83,30 @@ type warmPool struct {
 	idle     map[warmKey][]*warmProc // most recently used last
 	procs    map[*warmProc]bool      // every live process: starting, busy, idle
 	latest   map[appKey]commitSeen
+	gone     map[commitRef]bool // commits the catalog no longer has (warmdrain.go)
 	nextID   int
 	closed   bool
 	retiring sync.WaitGroup
+
+	// The catalog watcher (warmdrain.go): stopWatch ends it, watching
+	// waits for it; catalogDown is its own (a failing read is logged once).
+	stopWatch   context.CancelFunc
+	watching    sync.WaitGroup
+	catalogDown bool
 }
 
 func newWarmPool(r *Runner, max int) *warmPool {
 	if max <= 0 {
 		max = runtime.NumCPU()
 	}
-	return &warmPool{r: r, max: max, idle: map[warmKey][]*warmProc{}, procs: map[*warmProc]bool{}, latest: map[appKey]commitSeen{}}
+	pl := &warmPool{r: r, max: max, idle: map[warmKey][]*warmProc{}, procs: map[*warmProc]bool{}, latest: map[appKey]commitSeen{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	pl.stopWatch = cancel
+	if r.cfg.Catalog != nil {
+		pl.watching.Add(1)
+		go pl.watchCatalog(ctx, r.cfg.CatalogInterval)
+	}
+	return pl
 }
 
 // run serves one job in a warm process; vars are its resolved env
@@ -222,11 +238,12 @@ func (pl *warmPool) noteCommit(job *spine.ClaimedJob) {
 	}
 }
 
-// stale reports whether a newer commit of key's app has been seen.
-// Callers hold mu.
+// stale reports whether a newer commit of key's app has been seen, or
+// the catalog no longer has key's commit. Callers hold mu.
 func (pl *warmPool) stale(key warmKey) bool {
 	seen, ok := pl.latest[appKey{key.workspace, key.app}]
-	return ok && (seen.commit != key.commit || seen.source != key.source)
+	newer := ok && (seen.commit != key.commit || seen.source != key.source)
+	return newer || pl.gone[key.ref()]
 }
 
 // evictOne retires the least recently used idle process; false when
@@ -257,7 +274,8 @@ func (pl *warmPool) setIdle(key warmKey, list []*warmProc) {
 // done takes a process back after its job: what the job left running is
 // killed; the process is recycled when it is gone or dying, has served
 // max_jobs, is near its memory limit (or the kernel killed part of it for
-// memory), serves an app's older commit, or the pool is closed.
+// memory), serves an app's older commit or one the catalog no longer has,
+// or the pool is closed.
 // Otherwise it waits idle, for at most the policy's idle time.
 func (pl *warmPool) done(wp *warmProc, job *spine.ClaimedJob) {
 	alive := wp.alive()
@@ -423,6 +441,8 @@ func (wp *warmProc) memory() (int64, bool) {
 // close retires every process and waits for them; the worker has stopped,
 // so none is serving a job.
 func (pl *warmPool) close() {
+	pl.stopWatch()
+	pl.watching.Wait()
 	pl.mu.Lock()
 	pl.closed = true
 	for wp := range pl.procs {

@@ -99,7 +99,7 @@ func RunWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // worker with it. Stop the worker, then close the runner (its sandbox and
 // warm pool are for the start line and /readyz).
 func startWorker(ctx context.Context, f *config, cfg runner.Config, s workerStore, cache objectcache.Cache, m *metrics.Metrics, log *slog.Logger) (w *spine.Worker, r *runner.Runner, err error) {
-	cfg.Store, cfg.Secrets, cfg.Cache, cfg.Logger = s, s, cache, log
+	cfg.Store, cfg.Secrets, cfg.Catalog, cfg.Cache, cfg.Logger = s, s, s, cache, log
 	cfg.WarmProcesses = f.concurrency // the warm pool follows the worker's slots
 	r, err = runner.New(cfg)
 	if err != nil {

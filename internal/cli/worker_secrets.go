@@ -7,11 +7,13 @@ import (
 	"github.com/windforce/windforce/store"
 )
 
-// workerStore is what a worker runs on: the queue spine, and the secrets
-// its runner opens at claim (runner.SecretStore).
+// workerStore is what a worker runs on: the queue spine, the secrets its
+// runner opens at claim (runner.SecretStore) and the apps' commits its
+// warm pool compares its processes with (runner.CatalogReader).
 type workerStore interface {
 	spine.Store
 	runner.SecretStore
+	runner.CatalogReader
 }
 
 // apiStore is the store of a server process: the API's, and a worker's

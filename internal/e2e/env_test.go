@@ -68,19 +68,32 @@ func newWorld(t *testing.T, d db, cacheSpec string) *world {
 
 // startWorker starts a spine.Worker whose handler is a real runner with
 // bun; both stop at cleanup. Timings are short so the test stays fast.
-func (w *world) startWorker(t *testing.T, bun string) {
+// opts adjust the runner's configuration; the runner is returned.
+func (w *world) startWorker(t *testing.T, bun string, opts ...func(*runner.Config)) *runner.Runner {
 	testdb.RequireSandbox(t)
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "wf")
-	r, err := runner.New(runner.Config{Store: w.db, Cache: w.cache, Dir: dir,
+	cfg := runner.Config{Store: w.db, Cache: w.cache, Dir: dir,
 		Secret: []byte("e2e-secret"), URL: "http://127.0.0.1:1",
 		Runtimes: map[string]string{"bun": bun}, KillGrace: 500 * time.Millisecond,
-		LogFlushInterval: 50 * time.Millisecond, Logger: quietLogger()})
+		LogFlushInterval: 50 * time.Millisecond, Logger: quietLogger()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	r, err := runner.New(cfg)
 	if err != nil {
 		t.Fatalf("runner: %v", err)
 	}
 	t.Cleanup(func() { unseal(dir); r.Close() })
-	wk, err := spine.NewWorker(spine.WorkerConfig{Store: w.db, Handler: r.Handle, Concurrency: 4,
+	w.serve(t, r, spine.DefaultTag)
+	return r
+}
+
+// serve starts a spine.Worker on tags whose handler is r; it stops at
+// cleanup, before r closes (cleanups run last in, first out).
+func (w *world) serve(t *testing.T, r *runner.Runner, tags ...string) {
+	t.Helper()
+	wk, err := spine.NewWorker(spine.WorkerConfig{Store: w.db, Handler: r.Handle, Concurrency: 4, Tags: tags,
 		Heartbeat: 100 * time.Millisecond, PollInterval: 100 * time.Millisecond,
 		DrainGrace: 2 * time.Second, Logger: quietLogger()})
 	if err != nil {
@@ -89,7 +102,7 @@ func (w *world) startWorker(t *testing.T, bun string) {
 	if err := wk.Start(context.Background()); err != nil {
 		t.Fatalf("start worker: %v", err)
 	}
-	t.Cleanup(wk.Stop) // runs before the runner's cleanup (LIFO)
+	t.Cleanup(wk.Stop)
 }
 
 // requireBun returns bun's path; when bun is missing it skips loudly, or
