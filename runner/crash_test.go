@@ -17,11 +17,13 @@ import (
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store"
 	"github.com/windforce/windforce/store/postgres"
+	"github.com/windforce/windforce/store/sqlite"
 )
 
 // Environment of a helper worker process (this test binary, re-run).
 const (
 	envHelper = "WF_RUNNER_TEST_WORKER"
+	envDriver = "WF_RUNNER_TEST_DRIVER" // "sqlite": envURL is the file
 	envURL    = "WF_RUNNER_TEST_URL"
 	envSchema = "WF_RUNNER_TEST_SCHEMA"
 	envRoot   = "WF_RUNNER_TEST_ROOT"
@@ -38,14 +40,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// helperWorker runs a worker on the Postgres schema until it is killed.
+// helperWorker runs a worker with two slots (and two warm processes) on
+// the Postgres schema, or the SQLite file, until it is killed.
 func helperWorker() error {
 	ctx := context.Background()
-	d, err := postgres.Open(ctx, os.Getenv(envURL), postgres.Options{Schema: os.Getenv(envSchema)})
+	s, err := openHelperStore(ctx)
 	if err != nil {
 		return err
 	}
-	s := store.New(d)
 	root := os.Getenv(envRoot)
 	cache, err := objectcache.NewFileCache(filepath.Join(root, "objects"))
 	if err != nil {
@@ -53,11 +55,11 @@ func helperWorker() error {
 	}
 	r, err := New(Config{Store: s, Cache: cache, Dir: filepath.Join(root, fmt.Sprintf("wf-%d", os.Getpid())),
 		Secret: []byte("x"), KillGrace: crashGrace, LogFlushInterval: 50 * time.Millisecond,
-		Sandbox: sandbox.Config{Shared: []string{filepath.Join(root, "shared")}}})
+		Sandbox: sandbox.Config{Shared: []string{filepath.Join(root, "shared")}}, WarmProcesses: 2})
 	if err != nil {
 		return err
 	}
-	w, err := spine.NewWorker(spine.WorkerConfig{Store: s, Handler: r.Handle, Heartbeat: 100 * time.Millisecond,
+	w, err := spine.NewWorker(spine.WorkerConfig{Store: s, Handler: r.Handle, Concurrency: 2, Heartbeat: 100 * time.Millisecond,
 		PollInterval: 100 * time.Millisecond})
 	if err != nil {
 		return err
@@ -66,6 +68,22 @@ func helperWorker() error {
 		return err
 	}
 	select {} // until SIGKILL
+}
+
+// openHelperStore opens the helper's database (the test migrated it).
+func openHelperStore(ctx context.Context) (*store.Store, error) {
+	if os.Getenv(envDriver) == "sqlite" {
+		d, err := sqlite.Open(ctx, os.Getenv(envURL), sqlite.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return store.New(d), nil
+	}
+	d, err := postgres.Open(ctx, os.Getenv(envURL), postgres.Options{Schema: os.Getenv(envSchema)})
+	if err != nil {
+		return nil, err
+	}
+	return store.New(d), nil
 }
 
 const crashGrace = 500 * time.Millisecond
@@ -127,11 +145,13 @@ func TestWorkerKilledMidJob(t *testing.T) {
 	}
 }
 
-// startHelper starts a helper worker process, killed at cleanup.
-func startHelper(t *testing.T, url, schema, root string) *exec.Cmd {
+// startHelper starts a helper worker process on Postgres, killed at
+// cleanup; extra is more of its environment (envDriver).
+func startHelper(t *testing.T, url, schema, root string, extra ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), envHelper+"=1", envURL+"="+url, envSchema+"="+schema, envRoot+"="+root)
+	cmd.Env = append(cmd.Env, extra...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

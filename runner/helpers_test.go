@@ -158,6 +158,7 @@ type job struct {
 	timeout                               time.Duration
 	limits                                spine.Limits
 	retry                                 spine.RetryPolicy // zero: the spine's default
+	warm                                  *spine.Warm       // nil: cold
 }
 
 func (h *harness) enqueue(j job) uuid.UUID {
@@ -166,7 +167,7 @@ func (h *harness) enqueue(j job) uuid.UUID {
 		j.app = "app"
 	}
 	pin := spine.Pin{GitSourceID: "src", CommitSHA: j.commit, AppKey: j.app, ActionKey: j.action,
-		Entrypoint: j.entry, Runtime: j.runtime, Timeout: j.timeout, Tag: spine.DefaultTag, Limits: j.limits, Retry: j.retry}
+		Entrypoint: j.entry, Runtime: j.runtime, Timeout: j.timeout, Tag: spine.DefaultTag, Limits: j.limits, Retry: j.retry, Warm: j.warm}
 	if j.timeout == 0 {
 		pin.Timeout = time.Minute
 	}

@@ -21,10 +21,16 @@ import (
 // child from the host by its command line.
 func uniqueSeconds() string { return strconv.Itoa(3000 + int(uuid.New().ID()%100000)) }
 
-// assertGone fails unless every pid has exited (zombies count as gone).
+// assertGone fails unless every pid has exited (zombies count as gone)
+// within 10 s.
 func assertGone(t *testing.T, what string, pids []int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	assertGoneBy(t, what, pids, time.Now().Add(10*time.Second))
+}
+
+// assertGoneBy fails unless every pid has exited by deadline.
+func assertGoneBy(t *testing.T, what string, pids []int, deadline time.Time) {
+	t.Helper()
 	for {
 		var left []string
 		for _, pid := range pids {
