@@ -86,6 +86,33 @@ func openHelperStore(ctx context.Context) (*store.Store, error) {
 	return store.New(d), nil
 }
 
+// crashStore is a migrated store on a fresh Postgres schema or SQLite
+// file, with what a helper needs to open it.
+func crashStore(t *testing.T, driver string) (s *store.Store, url, schema string) {
+	t.Helper()
+	ctx := context.Background()
+	if driver == "sqlite" {
+		url = testdb.SQLitePath(t)
+		d, err := sqlite.Open(ctx, url, sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = store.New(d)
+	} else {
+		url, schema = testdb.PostgresSchema(t)
+		d, err := postgres.Open(ctx, url, postgres.Options{Schema: schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = store.New(d)
+	}
+	t.Cleanup(s.Close)
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return s, url, schema
+}
+
 const crashGrace = 500 * time.Millisecond
 
 // TestWorkerKilledMidJob SIGKILLs a worker process whose job has a child
@@ -94,19 +121,10 @@ const crashGrace = 500 * time.Millisecond
 func TestWorkerKilledMidJob(t *testing.T) {
 	t.Parallel()
 	testdb.RequireSandbox(t)
-	url, schema := testdb.PostgresSchema(t)
-	ctx := context.Background()
-	d, err := postgres.Open(ctx, url, postgres.Options{Schema: schema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := store.New(d)
-	t.Cleanup(s.Close)
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s, url, schema := crashStore(t, "postgres")
 	root := t.TempDir()
 	h := &harness{t: t, store: s}
+	var err error
 	if h.cache, err = objectcache.NewFileCache(filepath.Join(root, "objects")); err != nil {
 		t.Fatal(err)
 	}

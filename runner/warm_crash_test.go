@@ -15,9 +15,6 @@ import (
 	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/spine"
-	"github.com/windforce/windforce/store"
-	"github.com/windforce/windforce/store/postgres"
-	"github.com/windforce/windforce/store/sqlite"
 )
 
 // TestWorkerKilledWithWarmProcesses SIGKILLs a worker process holding two
@@ -106,33 +103,6 @@ func testKilledWithWarm(t *testing.T, driver string) {
 	if j := h.wait(h.enqueue(warmJob("count", "")), time.Minute); j.Status != spine.StatusSuccess {
 		t.Fatalf("a new job after the crash: %s %+v", j.Status, j.Error)
 	}
-}
-
-// crashStore is a migrated store on a fresh Postgres schema or SQLite
-// file, with what a helper needs to open it.
-func crashStore(t *testing.T, driver string) (s *store.Store, url, schema string) {
-	t.Helper()
-	ctx := context.Background()
-	if driver == "sqlite" {
-		url = testdb.SQLitePath(t)
-		d, err := sqlite.Open(ctx, url, sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s = store.New(d)
-	} else {
-		url, schema = testdb.PostgresSchema(t)
-		d, err := postgres.Open(ctx, url, postgres.Options{Schema: schema})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s = store.New(d)
-	}
-	t.Cleanup(s.Close)
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return s, url, schema
 }
 
 func getJob(t *testing.T, s spine.Store, id uuid.UUID) spine.Job {
