@@ -88,6 +88,10 @@ func (pl *warmPool) drainGone(ctx context.Context, timeout time.Duration) {
 			continue
 		}
 		if a, ok := apps[key.app]; !ok || a.SourceID != key.source || a.CommitSHA != key.commit {
+			if !gone[key.ref()] && !pl.gone[key.ref()] {
+				pl.r.log.Info("warm pool: draining the processes of a commit no longer in the catalog",
+					"workspace", key.workspace, "app", key.app, "source", key.source, "commit", key.commit)
+			}
 			gone[key.ref()] = true
 		}
 	}
