@@ -24,9 +24,11 @@ const DefaultCatalogInterval = 5 * time.Second
 // pool asks it: every CatalogInterval, and only while it holds processes,
 // one read per workspace it holds processes of (AppCommits: key, source,
 // commit of each app, the primary key's prefix). A notification would be
-// quicker, but the catalog sends none (a sync wakes no worker, and
-// SQLite has no NOTIFY across processes); a read every few seconds per
-// worker costs the database little and works the same on both.
+// quicker, but none reaches every worker: a sync wakes no worker, SQLite
+// has no NOTIFY across processes, and source.synced events are written
+// only for a workspace with an event sink and delivered to its receivers,
+// not to workers. A read every few seconds per worker costs the database
+// little and works the same on both.
 //
 //	every interval: snapshot the pool's processes ─▶ AppCommits per workspace
 //	  app missing, or at another source or commit ─▶ the commit is gone:
