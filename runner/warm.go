@@ -129,15 +129,16 @@ func (pl *warmPool) run(ctx context.Context, job *spine.ClaimedJob, rt runtimeSp
 	if ctx.Err() != nil {
 		logs.System(fmt.Sprintf("stopping the job (%v): SIGTERM, then SIGKILL after %s", context.Cause(ctx), pl.r.cfg.KillGrace))
 		wp.stop(pl.r.cfg.KillGrace)
-		pl.done(wp, job)
+		pl.done(wp, false) // stopped: retired whatever the memory says
 		return nil, fmt.Errorf("job stopped: %w", context.Cause(ctx))
 	}
 	// Out of memory first, as for a cold job: the kernel killed part of
 	// the tree during the job (a process never serves after that).
-	if err == nil && wp.p.OOMKilled() {
+	oom := wp.p.OOMKilled()
+	if err == nil && oom {
 		err = exitFailure(sandbox.Exit{OOM: true, Memory: wp.p.Limits().Memory}, "")
 	}
-	pl.done(wp, job)
+	pl.done(wp, oom)
 	if err == nil {
 		var res json.RawMessage
 		if res, err = pl.answer(job, rt, a); err == nil {
@@ -275,9 +276,10 @@ func (pl *warmPool) setIdle(key warmKey, list []*warmProc) {
 // killed; the process is recycled when it is gone or dying, has served
 // max_jobs, is near its memory limit (or the kernel killed part of it for
 // memory), serves an app's older commit or one the catalog no longer has,
-// or the pool is closed.
+// or the pool is closed. oom says the kernel killed part of its tree for
+// memory during the job (read once, by run).
 // Otherwise it waits idle, for at most the policy's idle time.
-func (pl *warmPool) done(wp *warmProc, job *spine.ClaimedJob) {
+func (pl *warmPool) done(wp *warmProc, oom bool) {
 	alive := wp.alive()
 	if alive {
 		wp.p.KillOthers(wp.main)
@@ -288,7 +290,7 @@ func (pl *warmPool) done(wp *warmProc, job *spine.ClaimedJob) {
 	defer pl.mu.Unlock()
 	wp.jobs++
 	wp.busy = false
-	if !alive || wp.suspect || len(wp.answers) > 0 || pl.closed || wp.jobs >= wp.key.policy.MaxJobs || wp.overMemory(mem) || pl.stale(wp.key) {
+	if !alive || wp.suspect || len(wp.answers) > 0 || pl.closed || wp.jobs >= wp.key.policy.MaxJobs || wp.overMemory(mem, oom) || pl.stale(wp.key) {
 		pl.retireLocked(wp)
 		return
 	}
@@ -322,10 +324,10 @@ func (wp *warmProc) alive() bool {
 }
 
 // overMemory: past 90% of its memory limit, or the kernel killed part of
-// the tree for memory; a next job would likely run out.
-func (wp *warmProc) overMemory(mem int64) bool {
+// the tree for memory (oom); a next job would likely run out.
+func (wp *warmProc) overMemory(mem int64, oom bool) bool {
 	limit := wp.p.Limits().Memory
-	return wp.p.OOMKilled() || (limit > 0 && mem > limit/10*9)
+	return oom || (limit > 0 && mem > limit/10*9)
 }
 
 // retire ends a process that serves no job any more.
