@@ -49,7 +49,7 @@ type JobEnv struct {
 // a fresh process (Handle) as a warm one, and hands the job Vars and only
 // to that job.
 func (r *Runner) ResolveEnv(ctx context.Context, job *spine.ClaimedJob, token string) (JobEnv, error) {
-	names := secretNames(job.Pin.Env)
+	names := spine.SecretNames(job.Pin.Env)
 	env := JobEnv{mask: newMasker(token, nil)}
 	values := map[string]string{}
 	if len(names) > 0 {
@@ -78,18 +78,6 @@ func (r *Runner) ResolveEnv(ctx context.Context, job *spine.ClaimedJob, token st
 		}
 	}
 	return env, nil
-}
-
-// secretNames are the secrets env names, sorted, once each.
-func secretNames(env []spine.EnvVar) []string {
-	var names []string
-	for _, v := range env {
-		if v.Secret != "" {
-			names = append(names, v.Secret)
-		}
-	}
-	slices.Sort(names)
-	return slices.Compact(names)
 }
 
 // openSecrets reads names of workspace as they are now and opens them:

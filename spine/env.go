@@ -49,6 +49,19 @@ func ValidSecretName(name string) bool {
 	return secretNamePattern.MatchString(name)
 }
 
+// SecretNames are the secrets env refers to, sorted, once each: what a
+// job's claim resolves and what its enqueue requires to exist.
+func SecretNames(env []EnvVar) []string {
+	var names []string
+	for _, v := range env {
+		if v.Secret != "" {
+			names = append(names, v.Secret)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
 // CheckEnv checks a pin's environment as PrepareEnqueue does: names valid
 // and distinct, sorted by name, never both a Value and a Secret (a
 // variable without a Secret is a literal, "" included), at

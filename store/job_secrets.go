@@ -27,7 +27,7 @@ func (s *Store) SetJobSecrets(ctx context.Context, lease spine.Lease, secrets []
 // the enqueue's own transaction (ex). A secret deleted after this check
 // fails the job at claim instead (runner.ResolveEnv).
 func checkSecretsExist(ctx context.Context, ex driver.Executor, p spine.EnqueueParams) error {
-	names := envSecretNames(p.Pin.Env)
+	names := spine.SecretNames(p.Pin.Env)
 	if len(names) == 0 {
 		return nil
 	}
@@ -44,16 +44,4 @@ func checkSecretsExist(ctx context.Context, ex driver.Executor, p spine.EnqueueP
 		return &catalog.MissingSecretError{Workspace: p.Workspace, Names: missing}
 	}
 	return nil
-}
-
-// envSecretNames are the secrets env names, sorted, once each.
-func envSecretNames(env []spine.EnvVar) []string {
-	var names []string
-	for _, v := range env {
-		if v.Secret != "" {
-			names = append(names, v.Secret)
-		}
-	}
-	slices.Sort(names)
-	return slices.Compact(names)
 }
