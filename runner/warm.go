@@ -88,10 +88,9 @@ type warmPool struct {
 	closed   bool
 	retiring sync.WaitGroup
 
-	// The catalog watcher (warmdrain.go): stopWatch ends it, watching
-	// waits for it; catalogDown is its own (a failing read is logged once).
-	stopWatch   context.CancelFunc
-	watching    sync.WaitGroup
+	// The catalog watcher (warmdrain.go); catalogDown is its own (a
+	// failing read is logged once).
+	watch       spine.Lifecycle
 	catalogDown bool
 }
 
@@ -100,11 +99,9 @@ func newWarmPool(r *Runner, max int) *warmPool {
 		max = runtime.NumCPU()
 	}
 	pl := &warmPool{r: r, max: max, idle: map[warmKey][]*warmProc{}, procs: map[*warmProc]bool{}, latest: map[appKey]commitSeen{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	pl.stopWatch = cancel
 	if r.cfg.Catalog != nil {
-		pl.watching.Add(1)
-		go pl.watchCatalog(ctx, r.cfg.CatalogInterval)
+		interval := r.cfg.CatalogInterval
+		_ = pl.watch.StartEvery(context.Background(), interval, func(ctx context.Context) { pl.drainGone(ctx, interval) })
 	}
 	return pl
 }
@@ -443,8 +440,7 @@ func (wp *warmProc) memory() (int64, bool) {
 // close retires every process and waits for them; the worker has stopped,
 // so none is serving a job.
 func (pl *warmPool) close() {
-	pl.stopWatch()
-	pl.watching.Wait()
+	pl.watch.Stop()
 	pl.mu.Lock()
 	pl.closed = true
 	for wp := range pl.procs {

@@ -46,22 +46,6 @@ type commitRef struct{ workspace, app, source, commit string }
 
 func (k warmKey) ref() commitRef { return commitRef{k.workspace, k.app, k.source, k.commit} }
 
-// watchCatalog drains the processes of gone commits every interval until
-// ctx ends (the pool closes).
-func (pl *warmPool) watchCatalog(ctx context.Context, interval time.Duration) {
-	defer pl.watching.Done()
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			pl.drainGone(ctx, interval)
-		}
-	}
-}
-
 // drainGone reads the catalog for the workspaces the pool holds processes
 // of and retires the idle processes of commits no longer there; the busy
 // ones are retired after their job (stale). Only processes that existed
