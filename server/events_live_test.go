@@ -1,9 +1,7 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
-	"net/http"
 	"strconv"
 	"testing"
 	"time"
@@ -90,23 +88,7 @@ func TestEventsPage(t *testing.T) {
 // when lastID is set.
 func (e *env) openEvents(t *testing.T, query, lastID string) *sseStream {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	req, err := http.NewRequestWithContext(ctx, "GET", e.url+"/api/w/ws/events?follow=1&"+query, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &sseStream{res: res, events: make(chan sseEvent, 100), done: make(chan struct{}), cancel: cancel}
-	t.Cleanup(func() { cancel(); res.Body.Close(); <-s.done })
-	go s.read()
-	return s
+	return e.openSSE(t, "/api/w/ws/events?follow=1&"+query, lastID)
 }
 
 // nextEvent skips keepalive comments and decodes the next event's data.

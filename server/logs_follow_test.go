@@ -39,8 +39,15 @@ type sseStream struct {
 // follow opens GET …/logs?follow=1, with Last-Event-ID when lastID is set.
 func (e *env) follow(t *testing.T, id, lastID string) *sseStream {
 	t.Helper()
+	return e.openSSE(t, "/api/w/ws/jobs/"+id+"/logs?follow=1", lastID)
+}
+
+// openSSE opens a ?follow=1 stream at path, with Last-Event-ID when lastID
+// is set, read in the background until the test ends.
+func (e *env) openSSE(t *testing.T, path, lastID string) *sseStream {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	req, err := http.NewRequestWithContext(ctx, "GET", e.url+"/api/w/ws/jobs/"+id+"/logs?follow=1", nil)
+	req, err := http.NewRequestWithContext(ctx, "GET", e.url+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
