@@ -155,13 +155,25 @@ func enqueueAll(ctx context.Context, ex driver.Executor, ps []spine.EnqueueParam
 	return results, nil
 }
 
-// EnqueueAction is the one enqueue path (DESIGN §2 invariant 1): in one
-// transaction it resolves (workspace, app, action), validates the
-// input against the action's input schema (*catalog.InputError), pins the
-// app's and action's values into the job (catalog.Resolve) and inserts it
-// as EnqueueTx does. Unknown app or action: catalog.ErrNotFound. Either
+// EnqueueAction is the one enqueue path (DESIGN §2 invariant 1): it
+// resolves (workspace, app, action), validates the input against the
+// action's input schema (*catalog.InputError), pins the app's and
+// action's values into the job (catalog.Resolve) and inserts it as
+// EnqueueTx does. Unknown app or action: catalog.ErrNotFound. Either
 // error writes no row.
+//
+// Without a coalesce key it needs no transaction of its own: the pin is
+// one read of the catalog (a sync committing after it leaves the job on
+// the commit it was read with, as when the job is enqueued a moment
+// earlier) and the job is one insert, its own transaction. On Postgres
+// that is two round trips instead of four (BEGIN and COMMIT), which the
+// warm ?wait path feels (docs/BENCHMARKS.md). A coalesced request folds,
+// releases and inserts in one transaction, so a release is never left
+// without its insert.
 func (s *Store) EnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
+	if r.CoalesceKey == "" {
+		return s.enqueueAction(ctx, s.ex, r)
+	}
 	var res spine.EnqueueResult
 	err := s.ex.Tx(ctx, func(ex driver.Executor) error {
 		var err error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/windforce/windforce/catalog"
@@ -194,4 +195,45 @@ func TestTxExecutorForeignTx(t *testing.T) {
 		t.Fatalf("commit: %v", err)
 	}
 	mustGetJob(t, s, res)
+}
+
+// EnqueueAction without a coalesce key opens no transaction (on Postgres
+// the catalog read and the insert are its two round trips); with one, the
+// fold, release and insert share a transaction. Either way a refused input
+// writes nothing.
+func TestEnqueueActionTransactions(t *testing.T) {
+	t.Parallel()
+	forEachDriver(t, func(t *testing.T, s *Store) {
+		s = withGreet(t, s)
+		var txs, appends atomic.Int64
+		counted := &Store{drv: s.drv, ex: countingEx{s.ex, &txs, &appends}}
+		ctx := t.Context()
+		req := catalog.EnqueueRequest{Workspace: "ws", App: "hello", Action: "greet", TriggerKind: spine.TriggerAPI,
+			CreatedBy: "lib", Input: []byte(`{}`)}
+		var inputErr *catalog.InputError
+		if _, err := counted.EnqueueAction(ctx, req); !errors.As(err, &inputErr) {
+			t.Fatalf("an input the schema refuses: %v, want *catalog.InputError", err)
+		}
+		req.Input = []byte(`{"name":"ada"}`)
+		res, err := counted.EnqueueAction(ctx, req)
+		if err != nil {
+			t.Fatalf("EnqueueAction: %v", err)
+		}
+		if txs.Load() != 0 {
+			t.Fatalf("EnqueueAction without a coalesce key: %d transactions, want none", txs.Load())
+		}
+		if j := mustGetJob(t, s, res); j.Pin.AppKey != "hello" || j.Status != spine.StatusQueued {
+			t.Fatalf("job %+v", j)
+		}
+		req.CoalesceKey = "k"
+		if _, err := counted.EnqueueAction(ctx, req); err != nil {
+			t.Fatalf("EnqueueAction with a coalesce key: %v", err)
+		}
+		if txs.Load() != 1 {
+			t.Fatalf("EnqueueAction with a coalesce key: %d transactions, want 1", txs.Load())
+		}
+		if n := jobs(t, s); n != 2 {
+			t.Fatalf("%d jobs, want 2", n)
+		}
+	})
 }

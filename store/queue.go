@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -116,63 +115,22 @@ func (s *Store) CompleteBatch(ctx context.Context, ps []spine.CompleteParams) ([
 	if len(plan.Todo) == 0 {
 		return plan.Outcomes, nil
 	}
-	if !slices.ContainsFunc(plan.Todo, func(i int) bool { return ps[i].LogTail != "" }) {
-		statuses, err := s.ex.CompleteBatch(ctx, completions(ps, plan, plan.Todo))
-		if err != nil {
-			return nil, fmt.Errorf("complete batch of %d jobs: %w", len(plan.Todo), err)
-		}
-		setStatuses(ps, plan, plan.Todo, statuses)
-		return plan.Outcomes, nil
-	}
-	var todo []int
-	var statuses []spine.Status
-	err := s.ex.Tx(ctx, func(ex driver.Executor) error {
-		// The tails first: each append is fenced on its lease, so a lost
-		// job drops out of the batch with nothing written for it.
-		todo = make([]int, 0, len(plan.Todo))
-		for _, i := range plan.Todo {
-			switch err := appendTail(ctx, ex, ps[i].Lease, ps[i].LogTail, ps[i].Now); {
-			case errors.Is(err, spine.ErrNotOwner):
-			case err != nil:
-				return fmt.Errorf("job %s: %w", ps[i].JobID, err)
-			default:
-				todo = append(todo, i)
-			}
-		}
-		if len(todo) == 0 {
-			statuses = nil
-			return nil
-		}
-		var err error
-		if statuses, err = ex.CompleteBatch(ctx, completions(ps, plan, todo)); err != nil {
-			return err
-		}
-		for k, i := range todo {
-			// The append holds the job's queue row (Postgres) or the
-			// writer (SQLite): its completion cannot be lost in between.
-			// Should it be, the tail must not stay without it.
-			if statuses[k] == "" && ps[i].LogTail != "" {
-				return fmt.Errorf("job %s: lost after its log tail was appended: %w", ps[i].JobID, spine.ErrNotOwner)
-			}
-		}
-		return nil
-	})
+	// The driver appends each job's log tail with its completion, fenced
+	// the same way (one statement on Postgres): a lost job gets neither.
+	statuses, err := s.ex.CompleteBatch(ctx, completions(ps, plan, plan.Todo))
 	if err != nil {
 		return nil, fmt.Errorf("complete batch of %d jobs: %w", len(plan.Todo), err)
 	}
-	for _, i := range plan.Todo {
-		plan.Outcomes[i].Err = fmt.Errorf("complete job %s: %w", ps[i].JobID, spine.ErrNotOwner)
-	}
-	setStatuses(ps, plan, todo, statuses)
+	setStatuses(ps, plan, plan.Todo, statuses)
 	return plan.Outcomes, nil
 }
 
 // completions are the requests of ps at idx as the driver writes them:
-// with their checked results.
+// with their checked results and their log tails as text a column stores.
 func completions(ps []spine.CompleteParams, plan spine.CompleteBatchPlan, idx []int) []spine.CompleteParams {
 	cs := make([]spine.CompleteParams, len(idx))
 	for k, i := range idx {
-		cs[k] = spine.CompleteParams{Lease: ps[i].Lease, Result: plan.Results[i], Now: ps[i].Now}
+		cs[k] = spine.CompleteParams{Lease: ps[i].Lease, Result: plan.Results[i], LogTail: spine.SafeText(ps[i].LogTail), Now: ps[i].Now}
 	}
 	return cs
 }

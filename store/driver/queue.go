@@ -45,8 +45,10 @@ type QueueExecutor interface {
 	// marked), each exactly as Complete would and fenced on its own claim
 	// token, in one statement (queries/complete_batch.sql; SQLite: one
 	// write transaction), and wakes their waiters on commit. cs repeats no
-	// lease. statuses[i] is the status written for cs[i], empty when its
-	// lease was lost (nothing was written for it).
+	// lease. A cs[i] with a LogTail gets it appended as its job's next log
+	// chunk in the same statement (transaction), only if it is completed.
+	// statuses[i] is the status written for cs[i], empty when its lease
+	// was lost (nothing was written for it).
 	CompleteBatch(ctx context.Context, cs []spine.CompleteParams) (statuses []spine.Status, err error)
 
 	// LockLease locks an owned job's queue row for the rest of the

@@ -84,7 +84,7 @@ func TestLeaseLocksProbeByKey(t *testing.T) {
 		sql  string
 		args pgx.StrictNamedArgs
 	}{
-		"complete batch": {qCompleteBatch, pgx.StrictNamedArgs{"job_ids": ids, "claim_tokens": tokens, "results": results, "nows": nows, "done_channel": s.doneChannel}},
+		"complete batch": {qCompleteBatch, pgx.StrictNamedArgs{"job_ids": ids, "claim_tokens": tokens, "results": results, "nows": nows, "tails": make([]string, n), "done_channel": s.doneChannel}},
 		"heartbeat":      {qHeartbeat, pgx.StrictNamedArgs{"job_ids": ids, "claim_tokens": tokens, "now": nil}},
 	} {
 		plan := explain(t, s, q.sql, q.args)
@@ -175,7 +175,7 @@ func TestLeaseGenericPlans(t *testing.T) {
 		types map[string]string
 	}{
 		"complete batch": {qCompleteBatch, map[string]string{
-			"job_ids": "uuid[]", "claim_tokens": "uuid[]", "results": "text[]", "nows": "timestamptz[]", "done_channel": "text",
+			"job_ids": "uuid[]", "claim_tokens": "uuid[]", "results": "text[]", "nows": "timestamptz[]", "tails": "text[]", "done_channel": "text",
 		}},
 		"heartbeat": {qHeartbeat, map[string]string{"job_ids": "uuid[]", "claim_tokens": "uuid[]", "now": "timestamptz"}},
 	} {

@@ -11,8 +11,8 @@ import (
 )
 
 // CompleteBatch completes many owned jobs in one statement, each fenced on
-// its own claim token (see queries/complete_batch.sql): one round trip
-// whatever the batch's size. A lost lease finds no row and gets the empty
+// its own claim token (see queries/complete_batch.sql), with their log
+// tails: one round trip whatever the batch's size. A lost lease finds no row and gets the empty
 // status (driver.QueueExecutor).
 func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams) ([]spine.Status, error) {
 	n := len(cs)
@@ -20,8 +20,9 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 	tokens := make([]uuid.UUID, n)
 	results := make([]*string, n)
 	nows := make([]*time.Time, n)
+	tails := make([]string, n)
 	for k, c := range cs {
-		ids[k], tokens[k] = c.JobID, c.ClaimToken
+		ids[k], tokens[k], tails[k] = c.JobID, c.ClaimToken, c.LogTail
 		if len(c.Result) > 0 {
 			str := string(c.Result)
 			results[k] = &str
@@ -34,7 +35,7 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	rows, err := e.q.Query(ctx, qCompleteBatch, pgx.StrictNamedArgs{
-		"job_ids": ids, "claim_tokens": tokens, "results": results, "nows": nows, "done_channel": e.d.doneChannel,
+		"job_ids": ids, "claim_tokens": tokens, "results": results, "nows": nows, "tails": tails, "done_channel": e.d.doneChannel,
 	})
 	if err != nil {
 		return nil, translate(err)

@@ -16,7 +16,7 @@ import (
 // CompleteBatch completes many owned jobs in one BEGIN IMMEDIATE
 // transaction on the pool (so one commit for the whole batch), each exactly
 // as Complete would: fenced on its own claim token, finished canceled when
-// it carries the cancel mark. A lost lease gets the empty status and writes
+// it carries the cancel mark, with its log tail appended. A lost lease gets the empty status and writes
 // nothing; any other failure rolls the whole batch back
 // (driver.QueueExecutor).
 //
@@ -33,6 +33,9 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 		return nil, err
 	}
 	err = e.write(ctx, func(w *writeTx) error {
+		if err := w.appendTails(ctx, cs); err != nil {
+			return err
+		}
 		done, err := w.finishBatch(ctx, arg)
 		if err != nil || len(done) == 0 {
 			return err
@@ -70,6 +73,23 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 		return nil, err
 	}
 	return statuses, nil
+}
+
+// appendTails appends the log tail of each of cs that has one, fenced on
+// its lease like finish_batch, which runs after it on the same writer: a
+// lease that appended finishes, one that did not append finds no row.
+func (w *writeTx) appendTails(ctx context.Context, cs []spine.CompleteParams) error {
+	for _, c := range cs {
+		if c.LogTail == "" {
+			continue
+		}
+		_, err := w.exec(ctx, qAppendLog, sql.Named("id", c.JobID), sql.Named("token", c.ClaimToken),
+			sql.Named("data", c.LogTail), sql.Named("now", micros(resolveNow(c.Now))))
+		if err != nil {
+			return fmt.Errorf("append the log tail of job %s: %w", c.JobID, translate(err))
+		}
+	}
+	return nil
 }
 
 // batchLease is one object of finish_batch's :leases.

@@ -23,6 +23,11 @@
 -- chain from the version the snapshot sees; its new ctid is invisible to
 -- that snapshot, and the job would silently drop out of the batch.
 --
+-- tails appends each owned job's last log chunk (an empty tail is none),
+-- numbered after its last chunk as append_log.sql does: the lock owned
+-- holds serializes it with the job's other appends, and the chunk commits
+-- with the completion or not at all.
+--
 -- finished deletes the locked rows and carries each one's result and time
 -- along (so no CTE is joined back to the batch: a batch of thousands stays
 -- linear), recorded writes their job_completed rows (canceled when they
@@ -40,12 +45,12 @@
 -- joined into the answer (one row) so that it runs.
 WITH batch AS (
     SELECT *
-    FROM unnest(@job_ids::uuid[], @claim_tokens::uuid[], @results::text[], @nows::timestamptz[])
-        AS b(job_id, claim_token, result, now)
+    FROM unnest(@job_ids::uuid[], @claim_tokens::uuid[], @results::text[], @nows::timestamptz[], @tails::text[])
+        AS b(job_id, claim_token, result, now, tail)
     ORDER BY job_id
     LIMIT cardinality(@job_ids::uuid[])
 ), owned AS MATERIALIZED (
-    SELECT q.job_id, b.result, coalesce(b.now, now()) AS now
+    SELECT q.job_id, b.result, coalesce(b.now, now()) AS now, b.tail
     FROM batch b
     CROSS JOIN LATERAL (
         SELECT job_id
@@ -67,6 +72,11 @@ WITH batch AS (
            greatest(0, floor(extract(epoch FROM now - started_at) * 1000))::bigint,
            worker, attempt, restarts, canceled_by, canceled_reason
     FROM finished
+), tails AS (
+    INSERT INTO job_logs (job_id, seq, data, created_at)
+    SELECT o.job_id, coalesce((SELECT max(seq) FROM job_logs l WHERE l.job_id = o.job_id), 0) + 1, o.tail, o.now
+    FROM owned o
+    WHERE o.tail <> ''
 ), runtime_gone AS (
     DELETE FROM job_runtime r USING finished f WHERE r.job_id = f.job_id
 ), finished_events AS (
