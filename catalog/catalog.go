@@ -151,4 +151,6 @@ type EnqueueRequest struct {
 	CoalesceKey  string
 	// Now: zero means the store's clock.
 	Now time.Time
+	// Unsynced: see spine.EnqueueParams.Unsynced.
+	Unsynced bool
 }

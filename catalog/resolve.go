@@ -105,6 +105,7 @@ func Resolve(r EnqueueRequest, app App, action Action) (spine.EnqueueParams, err
 		ScheduledFor: r.ScheduledFor,
 		CoalesceKey:  r.CoalesceKey,
 		Now:          r.Now,
+		Unsynced:     r.Unsynced,
 	}, nil
 }
 

@@ -99,6 +99,10 @@ func (s *Server) runJob(w http.ResponseWriter, r *http.Request, c *caller) (any,
 		var stop func()
 		early, stop = s.cfg.Store.SubscribeCompletion(req.ID)
 		defer stop()
+		// Answered with its outcome, whose synced commit makes the enqueue
+		// durable too; any other answer syncs first (waited). A coalesced
+		// request is folded in a transaction of its own, always synced.
+		req.Unsynced = req.CoalesceKey == ""
 	}
 	res, err := s.enq.Enqueue(r.Context(), req)
 	if err != nil {
@@ -156,7 +160,9 @@ func (s *Server) wait(r *http.Request, ws string, id uuid.UUID, d time.Duration,
 
 // waited answers a wait that ended before the job did: 202 with the
 // job's status as of now (or 200 with its outcome, had it just ended). It
-// reads past the request's end: a server shutting down still answers.
+// reads past the request's end: a server shutting down still answers. A
+// 202 names a job its enqueue may not have flushed (runJob enqueues a
+// ?wait unsynced), so the store syncs before it.
 func (s *Server) waited(r *http.Request, ws string, id uuid.UUID) (any, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
 	defer cancel()
@@ -166,6 +172,9 @@ func (s *Server) waited(r *http.Request, ws string, id uuid.UUID) (any, error) {
 	}
 	if j.Status.Terminal() {
 		return outcome(j), nil
+	}
+	if err := s.cfg.Store.Sync(ctx); err != nil {
+		return nil, err
 	}
 	return &reply{status: http.StatusAccepted, body: outcome(j)}, nil
 }

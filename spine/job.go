@@ -156,6 +156,15 @@ type EnqueueParams struct {
 	CoalesceKey string
 	// Now is the enqueue time; zero means the store's clock.
 	Now time.Time
+	// Unsynced lets the job's commit return before it is flushed to disk
+	// (Postgres: synchronous_commit off for its insert alone; SQLite
+	// ignores it). It is for a caller that tells no one of the job before
+	// a later synced commit covers it or it calls Store.Sync: a ?wait
+	// answers with the outcome, whose synced commit flushes the enqueue
+	// too (WAL order), and so does the claim before the job runs. A
+	// Postgres crash before either loses a job nobody was told of. Only a
+	// job without a coalesce key outside a caller's transaction.
+	Unsynced bool
 }
 
 // EnqueueResult says which job holds the request.

@@ -26,6 +26,11 @@ type Store interface {
 	// tag; either all are enqueued or none.
 	EnqueueBatch(ctx context.Context, ps []EnqueueParams) ([]EnqueueResult, error)
 
+	// Sync makes every enqueue that returned before it durable, the
+	// Unsynced ones too (EnqueueParams.Unsynced): call it before telling
+	// anyone of such a job other than by its outcome.
+	Sync(ctx context.Context) error
+
 	// Claim takes up to p.Limit waiting jobs on p.Tags in one statement
 	// (invariant 2): highest priority first, then oldest scheduled_for. Each
 	// claimed job gets a fresh claim token and its first ping atomically, so

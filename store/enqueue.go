@@ -94,6 +94,15 @@ func enqueue(ctx context.Context, ex driver.Executor, p spine.EnqueueParams, not
 		spine.ErrConflict, p.CoalesceKey)
 }
 
+// Sync makes every enqueue that returned before it durable, the unsynced
+// ones too (spine.EnqueueParams.Unsynced).
+func (s *Store) Sync(ctx context.Context) error {
+	if err := s.ex.Sync(ctx); err != nil {
+		return fmt.Errorf("sync enqueues: %w", err)
+	}
+	return nil
+}
+
 // EnqueueBatch enqueues many jobs in one transaction with one wake-up per
 // tag; either all are enqueued or none. Every request is checked before
 // anything is written. The coalesced jobs go one by one (each may need the

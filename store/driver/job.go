@@ -38,6 +38,12 @@ type JobExecutor interface {
 	// EnqueueInsert. released is false when no such job waits.
 	EnqueueCoalesceRelease(ctx context.Context, p spine.EnqueueParams) (released bool, err error)
 
+	// Sync returns once every commit that returned before it is durable,
+	// the unsynced enqueues (spine.EnqueueParams.Unsynced) too: on
+	// Postgres one synced commit, which flushes the WAL before it; SQLite,
+	// whose enqueues are always synced, has nothing to do.
+	Sync(ctx context.Context) error
+
 	// EnqueueInsertBatch inserts jobs without a coalesce key
 	// (queries/enqueue_batch.sql), each as EnqueueInsert would, and wakes
 	// each of tags once on commit, also when ps is empty. Any failure (a

@@ -25,7 +25,12 @@ func (e *executor) EnqueueInsert(ctx context.Context, p spine.EnqueueParams, not
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	res := spine.EnqueueResult{}
-	err := e.q.QueryRow(ctx, qEnqueue, insertArgs(p, e.d.channel, notify)).Scan(&res.ID, &res.Generation)
+	var err error
+	if p.Unsynced && p.CoalesceKey == "" && e.tx == nil {
+		err = e.enqueueUnsynced(ctx, insertArgs(p, e.d.channel, notify), &res)
+	} else {
+		err = e.q.QueryRow(ctx, qEnqueue, insertArgs(p, e.d.channel, notify)).Scan(&res.ID, &res.Generation)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return res, false, nil
 	}
@@ -33,6 +38,44 @@ func (e *executor) EnqueueInsert(ctx context.Context, p spine.EnqueueParams, not
 		return res, false, translate(err)
 	}
 	return res, true, nil
+}
+
+// enqueueUnsynced runs enqueue.sql in one batch after asyncCommit: the
+// batch's implicit transaction commits without waiting for its WAL flush,
+// which the claim's commit (or Sync) does later (spine.EnqueueParams.Unsynced).
+// One round trip, as the plain insert.
+func (e *executor) enqueueUnsynced(ctx context.Context, args pgx.StrictNamedArgs, res *spine.EnqueueResult) error {
+	batch := &pgx.Batch{}
+	batch.Queue(asyncCommit)
+	batch.Queue(qEnqueue, args)
+	results := e.q.SendBatch(ctx, batch)
+	defer results.Close()
+	if _, err := results.Exec(); err != nil {
+		return err
+	}
+	if err := results.QueryRow().Scan(&res.ID, &res.Generation); err != nil {
+		return err
+	}
+	// Close reads the batch's end: the commit of its implicit transaction.
+	return results.Close()
+}
+
+// asyncCommit lets the rest of a batch's implicit transaction commit
+// without waiting for the WAL flush.
+const asyncCommit = "SET LOCAL synchronous_commit = off"
+
+// Sync commits one transaction that writes a WAL record and so waits for
+// the flush of all the WAL before it (driver.JobExecutor). A transaction
+// that writes nothing (txid_current alone) commits without a flush;
+// a transactional logical message is the smallest write there is, and it
+// needs no table or privilege (wal_level replica is enough).
+func (e *executor) Sync(ctx context.Context) error {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	if _, err := e.q.Exec(ctx, "SELECT pg_logical_emit_message(true, 'windforce', 'sync')"); err != nil {
+		return translate(err)
+	}
+	return nil
 }
 
 // EnqueueCoalesce folds p into the waiting job holding its coalesce key

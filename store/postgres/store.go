@@ -43,6 +43,9 @@ type Options struct {
 	Logger *slog.Logger
 	// QueryTimeout bounds each operation; zero means DefaultQueryTimeout.
 	QueryTimeout time.Duration
+	// Tracer, when set, observes the pool's statements and batches
+	// (pgx.QueryTracer, also pgx.BatchTracer): for tests and diagnostics.
+	Tracer pgx.QueryTracer
 }
 
 // Driver is the Postgres driver under the store core, safe for concurrent
@@ -85,6 +88,9 @@ func Open(ctx context.Context, url string, opts Options) (*Driver, error) {
 	}
 	if opts.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{opts.Schema}.Sanitize()
+	}
+	if opts.Tracer != nil {
+		cfg.ConnConfig.Tracer = opts.Tracer
 	}
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		// The spine returns times in UTC whatever the session time zone is.

@@ -238,3 +238,7 @@ func (w *writeTx) insertQueue(ctx context.Context, r queueRow) error {
 	}
 	return nil
 }
+
+// Sync has nothing to do: SQLite enqueues ignore spine.EnqueueParams.Unsynced
+// and are durable when they return (driver.JobExecutor).
+func (e *executor) Sync(context.Context) error { return nil }
