@@ -139,7 +139,8 @@ func (c *eventsCluster) outbox(t *testing.T) []events.Event {
 	return evs
 }
 
-// outboxRows counts the committed rows of ws's outbox.
+// outboxRows counts the committed events of ws's outbox (a batch row holds
+// span of them, store/postgres migration 0021).
 func (c *eventsCluster) outboxRows(t *testing.T) int {
 	t.Helper()
 	pg, ok := c.db.Driver().(*postgres.Driver)
@@ -147,7 +148,7 @@ func (c *eventsCluster) outboxRows(t *testing.T) int {
 		t.Fatalf("the events cluster runs on %T, not Postgres", c.db.Driver())
 	}
 	var n int
-	if err := pg.Pool().QueryRow(t.Context(), `SELECT count(*) FROM event_outbox WHERE workspace = 'ws'`).Scan(&n); err != nil {
+	if err := pg.Pool().QueryRow(t.Context(), `SELECT coalesce(sum(span), 0) FROM event_outbox WHERE workspace = 'ws'`).Scan(&n); err != nil {
 		t.Fatalf("count the outbox: %v", err)
 	}
 	return n

@@ -22,7 +22,8 @@
 --
 -- started writes each claimed job's job.started event (DESIGN §9), its
 -- state (migration 0020) from the rows claimed returns (this statement cannot read its
--- own update back), in the order the claim gives the jobs.
+-- own update back), in the order the claim gives the jobs: one outbox row
+-- per workspace and event_batch_max() events (migration 0021).
 WITH picked AS MATERIALIZED (
     SELECT c.job_id
     FROM unnest(@tags::text[]) AS t(tag)
@@ -53,14 +54,24 @@ WITH picked AS MATERIALIZED (
     SELECT job_id, started_at FROM claimed
     ON CONFLICT (job_id) DO UPDATE SET ping = excluded.ping
 ), started AS (
-    INSERT INTO event_outbox (id, workspace, type, subject, time, job_state)
-    SELECT event_id(c.started_at), j.workspace, 'job.started', c.job_id::text, c.started_at,
-           job_event_state_of(j, 'running', c.priority, c.scheduled_for, c.started_at, NULL, c.worker,
-                          c.attempt, c.restarts, c.generation, NULL, NULL, c.last_error, NULL, NULL)
-    FROM claimed c
-    JOIN job j ON j.id = c.job_id
-    WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = j.workspace) -- recorded while the workspace has a sink
-    ORDER BY c.priority DESC, c.scheduled_for, c.job_id
+    INSERT INTO event_outbox (id, workspace, time, job_states, times, span)
+    SELECT event_id(b.times[k * event_batch_max() + 1]), b.workspace, b.times[k * event_batch_max() + 1],
+           b.states[k * event_batch_max() + 1 : (k + 1) * event_batch_max()],
+           b.times[k * event_batch_max() + 1 : (k + 1) * event_batch_max()],
+           least(b.n - k * event_batch_max(), event_batch_max())
+    FROM (
+        SELECT j.workspace AS workspace,
+               array_agg(job_event_state_of(j, 'running', c.priority, c.scheduled_for, c.started_at, NULL, c.worker,
+                                            c.attempt, c.restarts, c.generation, NULL, NULL, c.last_error, NULL, NULL)
+                         ORDER BY c.priority DESC, c.scheduled_for, c.job_id) AS states,
+               array_agg(c.started_at ORDER BY c.priority DESC, c.scheduled_for, c.job_id) AS times, count(*) AS n
+        FROM claimed c
+        JOIN job j ON j.id = c.job_id
+        WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = j.workspace) -- recorded while the workspace has a sink
+        GROUP BY j.workspace
+    ) AS b
+    CROSS JOIN LATERAL generate_series(0, (b.n - 1) / event_batch_max()) AS k
+    ORDER BY b.workspace, k
 )
 SELECT c.job_id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created_at, j.input,
        j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,

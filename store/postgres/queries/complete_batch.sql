@@ -37,7 +37,8 @@
 --
 -- finished_events writes each job's job.succeeded or job.canceled event
 -- (DESIGN §9), its state (migration 0020) from the rows finished returns, in job_id
--- order: the batch's events cost no statement of their own.
+-- order: the batch's events cost no statement of their own, and one
+-- outbox row per workspace and event_batch_max() events (migration 0021).
 --
 -- notified wakes the finished jobs' waiters on @done_channel: one
 -- notification per 200 jobs (their ids, comma-separated: at most 7,399
@@ -80,15 +81,25 @@ WITH batch AS (
 ), runtime_gone AS (
     DELETE FROM job_runtime r USING finished f WHERE r.job_id = f.job_id
 ), finished_events AS (
-    INSERT INTO event_outbox (id, workspace, type, subject, time, job_state)
-    SELECT event_id(f.now), f.workspace, job_event_type(f.status), f.job_id::text, f.now,
-           job_event_state_of(j, f.status, j.priority, NULL, f.started_at, f.now, f.worker,
-                          f.attempt, f.restarts, j.generation, f.result::jsonb, NULL, NULL,
-                          f.canceled_by, f.canceled_reason)
-    FROM finished f
-    JOIN job j ON j.id = f.job_id
-    WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = f.workspace) -- recorded while the workspace has a sink
-    ORDER BY f.job_id
+    INSERT INTO event_outbox (id, workspace, time, job_states, times, span)
+    SELECT event_id(b.times[k * event_batch_max() + 1]), b.workspace, b.times[k * event_batch_max() + 1],
+           b.states[k * event_batch_max() + 1 : (k + 1) * event_batch_max()],
+           b.times[k * event_batch_max() + 1 : (k + 1) * event_batch_max()],
+           least(b.n - k * event_batch_max(), event_batch_max())
+    FROM (
+        SELECT f.workspace AS workspace,
+               array_agg(job_event_state_of(j, f.status, j.priority, NULL, f.started_at, f.now, f.worker,
+                                            f.attempt, f.restarts, j.generation, f.result::jsonb, NULL, NULL,
+                                            f.canceled_by, f.canceled_reason)
+                         ORDER BY f.job_id) AS states,
+               array_agg(f.now ORDER BY f.job_id) AS times, count(*) AS n
+        FROM finished f
+        JOIN job j ON j.id = f.job_id
+        WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = f.workspace) -- recorded while the workspace has a sink
+        GROUP BY f.workspace
+    ) AS b
+    CROSS JOIN LATERAL generate_series(0, (b.n - 1) / event_batch_max()) AS k
+    ORDER BY b.workspace, k
 ), notified AS (
     SELECT count(pg_notify(@done_channel::text, ids)) AS n
     FROM (

@@ -21,7 +21,8 @@
 --   sweep_schemas.sql relies on it.
 --
 -- queued_events writes each job's job.queued event (DESIGN §9) from the
--- rows inserted, in id order (the order of a batch of fresh UUIDv7s).
+-- rows inserted, in id order (the order of a batch of fresh UUIDv7s): one
+-- outbox row per workspace and event_batch_max() events (migration 0021).
 WITH rows AS (
     SELECT *
     FROM unnest(@ids::uuid[], @workspaces::text[], @trigger_kinds::text[], @trigger_refs::text[],
@@ -55,14 +56,24 @@ WITH rows AS (
     FROM rows
     RETURNING *
 ), queued_events AS (
-    INSERT INTO event_outbox (id, workspace, type, subject, time, job_state)
-    SELECT event_id(p.created_at), p.workspace, 'job.queued', p.id::text, p.created_at,
-           job_event_state_of(ROW(p.*)::job, 'queued', p.priority, q.scheduled_for, NULL, NULL, NULL,
-                          1, 0, q.generation, NULL, NULL, NULL, NULL, NULL)
-    FROM pinned p
-    JOIN queued q ON q.job_id = p.id
-    WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = p.workspace) -- recorded while the workspace has a sink
-    ORDER BY p.id
+    INSERT INTO event_outbox (id, workspace, time, job_states, times, span)
+    SELECT event_id(b.times[k * event_batch_max() + 1]), b.workspace, b.times[k * event_batch_max() + 1],
+           b.states[k * event_batch_max() + 1 : (k + 1) * event_batch_max()],
+           b.times[k * event_batch_max() + 1 : (k + 1) * event_batch_max()],
+           least(b.n - k * event_batch_max(), event_batch_max())
+    FROM (
+        SELECT p.workspace AS workspace,
+               array_agg(job_event_state_of(ROW(p.*)::job, 'queued', p.priority, q.scheduled_for, NULL, NULL, NULL,
+                                            1, 0, q.generation, NULL, NULL, NULL, NULL, NULL)
+                         ORDER BY p.id) AS states,
+               array_agg(p.created_at ORDER BY p.id) AS times, count(*) AS n
+        FROM pinned p
+        JOIN queued q ON q.job_id = p.id
+        WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = p.workspace) -- recorded while the workspace has a sink
+        GROUP BY p.workspace
+    ) AS b
+    CROSS JOIN LATERAL generate_series(0, (b.n - 1) / event_batch_max()) AS k
+    ORDER BY b.workspace, k
 ), schema_use AS (
     SELECT u.hash, greatest(max(coalesce(r.now, now())), now()) AS used_at
     FROM rows r
