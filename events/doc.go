@@ -17,7 +17,9 @@
 //	enqueue · claim · complete · fail · cancel · reap · reopen · sync
 //	     │ one transaction: the state change + its event_outbox row(s)
 //	     ▼
-//	event_outbox (seq, id, workspace, type, subject, time, data)
+//	event_outbox: one row per single change, one per workspace for a
+//	batch statement's events (claim, batch enqueue and completion), each
+//	event with its own seq, id, type, subject, time and data when read
 //	     │ store.EventsAfter(workspace, seq, limit): committed, in seq order
 //	     ▼
 //	relay (every server; SKIP LOCKED on Postgres, in process on SQLite)
