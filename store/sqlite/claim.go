@@ -37,10 +37,13 @@ func (e *executor) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.Clai
 	return jobs, err
 }
 
-// claimed is what the claim's RETURNING gives for one job.
+// claimed is what the claim's RETURNING gives for one job, with its
+// job.started event (filled by fillPins) and whether it is recorded.
 type claimed struct {
 	job          spine.ClaimedJob
 	scheduledFor int64
+	event        jobEventState
+	recorded     bool
 }
 
 func (w *writeTx) claim(ctx context.Context, worker, tags string, limit int, now int64) ([]spine.ClaimedJob, error) {
@@ -53,9 +56,15 @@ func (w *writeTx) claim(ctx context.Context, worker, tags string, limit int, now
 	cs, err := collect(rows, func(rows *sql.Rows) (claimed, error) {
 		var c claimed
 		var startedAt int64
+		ev := &c.event
 		err := rows.Scan(&c.job.ID, &c.job.Workspace, &c.job.Priority, &c.scheduledFor,
-			&c.job.Attempt, &c.job.Restarts, &c.job.Generation, &c.job.ClaimToken, &startedAt)
+			&c.job.Attempt, &c.job.Restarts, &c.job.Generation, &c.job.ClaimToken, &startedAt,
+			&ev.worker, &ev.lastError, &ev.canceledBy, &ev.canceledReason, &c.recorded)
 		c.job.StartedAt = fromMicros(startedAt)
+		ev.id, ev.typ, ev.at, ev.status = c.job.ID, string(events.JobStarted), now, string(spine.StatusRunning)
+		ev.priority, ev.scheduledFor = int64(c.job.Priority), sql.NullInt64{Int64: c.scheduledFor, Valid: true}
+		ev.startedAt = sql.NullInt64{Int64: startedAt, Valid: true}
+		ev.attempt, ev.restarts, ev.generation = int64(c.job.Attempt), int64(c.job.Restarts), int64(c.job.Generation)
 		return c, err
 	})
 	if err != nil {
@@ -86,12 +95,22 @@ func (w *writeTx) claim(ctx context.Context, worker, tags string, limit int, now
 		return strings.Compare(a.job.ID.String(), b.job.ID.String())
 	})
 	jobs := make([]spine.ClaimedJob, len(cs))
+	started := map[string][]jobEventState{}
+	var order []string
 	for i, c := range cs {
 		jobs[i] = c.job
-		ids[i] = c.job.ID
+		if !c.recorded {
+			continue
+		}
+		if _, ok := started[c.job.Workspace]; !ok {
+			order = append(order, c.job.Workspace)
+		}
+		started[c.job.Workspace] = append(started[c.job.Workspace], c.event)
 	}
-	if err := w.jobEvents(ctx, events.JobStarted, ids, now); err != nil {
-		return nil, err
+	for _, ws := range order { // one outbox row per workspace, built here
+		if err := w.jobRowEvents(ctx, ws, started[ws]); err != nil {
+			return nil, err
+		}
 	}
 	return jobs, nil
 }
@@ -107,9 +126,9 @@ func (w *writeTx) fillPins(ctx context.Context, idsArg string, cs []claimed) err
 	if err != nil {
 		return fmt.Errorf("read pins: %w", err)
 	}
-	byID := make(map[uuid.UUID]spine.ClaimedJob, len(pins))
+	byID := make(map[uuid.UUID]pinnedRow, len(pins))
 	for _, p := range pins {
-		byID[p.ID] = p
+		byID[p.job.ID] = p
 	}
 	for i := range cs {
 		c := &cs[i].job
@@ -117,15 +136,24 @@ func (w *writeTx) fillPins(ctx context.Context, idsArg string, cs []claimed) err
 		if !ok {
 			return fmt.Errorf("read pins: job %s has a queue row but no job row", c.ID)
 		}
-		c.TriggerKind, c.TriggerRef, c.CreatedBy = p.TriggerKind, p.TriggerRef, p.CreatedBy
-		c.CreatedAt, c.Input, c.Pin = p.CreatedAt, p.Input, p.Pin
+		c.TriggerKind, c.TriggerRef, c.CreatedBy = p.job.TriggerKind, p.job.TriggerRef, p.job.CreatedBy
+		c.CreatedAt, c.Input, c.Pin = p.job.CreatedAt, p.job.Input, p.job.Pin
+		cs[i].event.secrets, cs[i].event.supersededBy = p.secrets, p.supersededBy
 	}
 	return nil
 }
 
-// scanPinned reads one claim_jobs row into the job fields it holds.
-func scanPinned(rows *sql.Rows) (spine.ClaimedJob, error) {
-	var j spine.ClaimedJob
+// pinnedRow is one claim_jobs row: the job fields it holds and its
+// job.started event's secrets and superseded_by.
+type pinnedRow struct {
+	job                   spine.ClaimedJob
+	secrets, supersededBy sql.NullString
+}
+
+// scanPinned reads one claim_jobs row.
+func scanPinned(rows *sql.Rows) (pinnedRow, error) {
+	var p pinnedRow
+	j := &p.job
 	var createdAt, timeoutMS, backoffMS int64
 	var input string
 	var inSchema, outSchema sql.NullString
@@ -135,9 +163,9 @@ func scanPinned(rows *sql.Rows) (spine.ClaimedJob, error) {
 		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey,
 		&j.Pin.Entrypoint, &j.Pin.Runtime, &inSchema, &outSchema, &timeoutMS, &j.Pin.Tag,
 		&j.Pin.Retry.MaxAttempts, &backoffMS, &j.Pin.Retry.Factor,
-		&limits.memory, &limits.pids, &limits.cpu, &pinned.env, &pinned.warm)
+		&limits.memory, &limits.pids, &limits.cpu, &pinned.env, &pinned.warm, &p.secrets, &p.supersededBy)
 	if err != nil {
-		return j, err
+		return p, err
 	}
 	j.CreatedAt = fromMicros(createdAt)
 	j.Input = []byte(input)
@@ -145,7 +173,7 @@ func scanPinned(rows *sql.Rows) (spine.ClaimedJob, error) {
 	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	j.Pin.Retry.Backoff = time.Duration(backoffMS) * time.Millisecond
 	j.Pin.Limits = limits.limits()
-	return j, pinned.apply(&j.Pin)
+	return p, pinned.apply(&j.Pin)
 }
 
 // Heartbeat renews the ping of every lease still owned, in one statement

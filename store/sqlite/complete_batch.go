@@ -41,8 +41,10 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 			return err
 		}
 		ids := make([]uuid.UUID, 0, len(done))
-		for id := range done {
+		workspaces := make(map[uuid.UUID]string, len(done))
+		for id, f := range done {
 			ids = append(ids, id)
+			workspaces[id] = f.workspace
 		}
 		idList := idsJSON(ids) // one encoding for both statements
 		tokens, err := w.removeBatch(ctx, idList)
@@ -50,18 +52,23 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 			return err
 		}
 		for k, c := range cs {
-			if status, ok := done[c.JobID]; ok && tokens[c.JobID] == c.ClaimToken {
+			if f, ok := done[c.JobID]; ok && tokens[c.JobID] == c.ClaimToken {
 				delete(done, c.JobID) // a lease named twice completes once
-				statuses[k] = status
+				statuses[k] = f.status
 			}
 		}
 		if _, err := w.exec(ctx, qRuntimeDeleteMany, sql.Named("ids", idList)); err != nil {
 			return fmt.Errorf("delete runtime rows: %w", err)
 		}
-		// One statement for the batch's events, each by the status written
-		// and at its job's completion time, in job id order as on Postgres.
+		// One statement for the batch's events (per workspace), each by the
+		// status written and at its job's completion time, in job id order
+		// as on Postgres.
 		slices.SortFunc(ids, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
-		if err := w.jobEvents(ctx, "", ids, nil); err != nil {
+		var finished jobGroups
+		for _, id := range ids {
+			finished.add(workspaces[id], id)
+		}
+		if err := w.jobGroupEvents(ctx, "", finished, nil); err != nil {
 			return err
 		}
 		for _, id := range ids {
@@ -125,22 +132,28 @@ func batchLeases(cs []spine.CompleteParams) (string, error) {
 	return string(b), nil
 }
 
+// finishedJob is what finish_batch recorded of one job.
+type finishedJob struct {
+	status    spine.Status
+	workspace string
+}
+
 // finishBatch records the jobs whose lease still matches and returns their
-// statuses by job id.
-func (w *writeTx) finishBatch(ctx context.Context, leases string) (map[uuid.UUID]spine.Status, error) {
+// statuses and workspaces by job id.
+func (w *writeTx) finishBatch(ctx context.Context, leases string) (map[uuid.UUID]finishedJob, error) {
 	rows, err := w.query(ctx, qFinishBatch, sql.Named("leases", leases))
 	if err != nil {
 		return nil, fmt.Errorf("record completions: %w", translate(err))
 	}
 	defer rows.Close()
-	done := map[uuid.UUID]spine.Status{}
+	done := map[uuid.UUID]finishedJob{}
 	for rows.Next() {
 		var id uuid.UUID
-		var status string
-		if err := rows.Scan(&id, &status); err != nil {
+		var status, workspace string
+		if err := rows.Scan(&id, &status, &workspace); err != nil {
 			return nil, fmt.Errorf("record completions: %w", err)
 		}
-		done[id] = spine.Status(status)
+		done[id] = finishedJob{status: spine.Status(status), workspace: workspace}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("record completions: %w", translate(err))

@@ -34,7 +34,7 @@ func (e *executor) EnqueueInsert(ctx context.Context, p spine.EnqueueParams, not
 		if notify {
 			w.wake(p.Pin.Tag)
 		}
-		return w.jobEvents(ctx, events.JobQueued, []uuid.UUID{p.ID}, nil)
+		return w.jobGroupEvents(ctx, events.JobQueued, oneWorkspace(p.Workspace, p.ID), nil)
 	})
 	if err != nil || !inserted {
 		return spine.EnqueueResult{}, false, err
@@ -122,22 +122,58 @@ func coalesceArgs(p spine.EnqueueParams) []any {
 
 // EnqueueInsertBatch inserts jobs without a coalesce key one by one in the
 // write transaction (their schemas are stored once: pinned_schema.go) and
-// queues one wake-up per tag (driver.JobExecutor).
+// queues one wake-up per tag (driver.JobExecutor). Their job.queued
+// events are one outbox row per workspace, built from what was inserted
+// (queuedEvent).
 func (e *executor) EnqueueInsertBatch(ctx context.Context, ps []spine.EnqueueParams, tags []string) error {
 	return e.write(ctx, func(w *writeTx) error {
-		ids := make([]uuid.UUID, len(ps))
-		for i, p := range ps {
+		queued := map[string][]jobEventState{}
+		var order []string
+		recorded := map[string]bool{}
+		for _, p := range ps {
+			p.Now = resolveNow(p.Now) // the times insertJob writes, for the event
+			if p.ScheduledFor.IsZero() {
+				p.ScheduledFor = p.Now
+			}
 			if _, err := w.insertJob(ctx, p); err != nil {
 				return err
 			}
-			ids[i] = p.ID
+			rec, seen := recorded[p.Workspace]
+			if !seen {
+				var err error
+				if rec, err = w.recordsEvents(ctx, p.Workspace); err != nil {
+					return err
+				}
+				recorded[p.Workspace] = rec
+				order = append(order, p.Workspace)
+			}
+			if rec {
+				queued[p.Workspace] = append(queued[p.Workspace], queuedEvent(p))
+			}
 		}
 		for _, tag := range tags {
 			w.wake(tag)
 		}
-		// One statement for the batch's job.queued events.
-		return w.jobEvents(ctx, events.JobQueued, ids, nil)
+		for _, ws := range order {
+			if err := w.jobRowEvents(ctx, ws, queued[ws]); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
+}
+
+// queuedEvent is the job.queued event of the job insertJob just wrote for
+// p (Now and ScheduledFor resolved), as the job_event view shows a new
+// job: waiting, attempt 1, restarts 0, generation 1 (enqueue_insert_queue),
+// no secrets yet and no follow-up (a batch holds no coalesce keys).
+func queuedEvent(p spine.EnqueueParams) jobEventState {
+	created := micros(p.Now)
+	return jobEventState{
+		id: p.ID, typ: string(events.JobQueued), at: created, status: string(spine.StatusQueued),
+		priority: int64(p.Priority), scheduledFor: sql.NullInt64{Int64: micros(resolveNow(p.ScheduledFor)), Valid: true},
+		attempt: 1, generation: 1,
+	}
 }
 
 // insertJob inserts the waiting queue row and the job row with its pin;

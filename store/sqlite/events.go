@@ -16,9 +16,12 @@ import (
 
 // The events outbox's queries (queries/events_*.sql).
 const (
-	qEventsAfter  query = "events_after"
-	qEventsJobs   query = "events_jobs"
-	qEventsSource query = "events_source"
+	qEventsAfter         query = "events_after"
+	qEventsJobs          query = "events_jobs"
+	qEventsJobWorkspaces query = "events_job_workspaces"
+	qEventsJobRow        query = "events_job_row"
+	qEventsRecorded      query = "events_recorded"
+	qEventsSource        query = "events_source"
 )
 
 // The SQL functions the event_view (migration 0020) and events_jobs.sql
@@ -49,13 +52,17 @@ func sqlTime(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, err
 	}
 }
 
-// sqlDuration writes stored milliseconds as time.Duration.String does.
+// sqlDuration writes stored milliseconds as time.Duration.String does;
+// NULL stays NULL (the job row of an event is gone: retention swept it).
 func sqlDuration(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-	v, ok := args[0].(int64)
-	if !ok {
-		return nil, fmt.Errorf("%s: want an integer, got %T", durationFunc, args[0])
+	switch v := args[0].(type) {
+	case nil:
+		return nil, nil
+	case int64:
+		return (time.Duration(v) * time.Millisecond).String(), nil
+	default:
+		return nil, fmt.Errorf("%s: want an integer, got %T", durationFunc, v)
 	}
-	return (time.Duration(v) * time.Millisecond).String(), nil
 }
 
 // sqlEventID is a new event id (a UUIDv7) for an event at the stored
@@ -108,20 +115,53 @@ func (e *executor) SourceEvent(ctx context.Context, p storedriver.SourceEvent) e
 	})
 }
 
-// jobEvents inserts an event of typ at now for each job of ids, in that
-// order, with its state as the job_event view shows it after this
-// transaction's writes (events_jobs.sql; event_view builds its data when
-// it is read, migration 0020). An empty typ is each job's
-// finished event, by its status. now is stored microseconds, or nil for
-// the time of the change the job's row shows (completion, start or
-// creation).
+// jobEvents writes an event of typ at now for each job of ids, in that
+// order, for the jobs of the workspaces that have a sink: it reads their
+// workspaces first (events_job_workspaces.sql), for the transitions that
+// do not know them; see jobGroupEvents.
 func (w *writeTx) jobEvents(ctx context.Context, typ events.Type, ids []uuid.UUID, now any) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	if _, err := w.exec(ctx, qEventsJobs, sql.Named("type", string(typ)), sql.Named("ids", idsJSON(ids)),
-		sql.Named("now", now)); err != nil {
-		return fmt.Errorf("write %d job events: %w", len(ids), translate(err))
+	rows, err := w.query(ctx, qEventsJobWorkspaces, sql.Named("ids", idsJSON(ids)))
+	if err != nil {
+		return fmt.Errorf("read the workspaces of %d jobs: %w", len(ids), translate(err))
+	}
+	pairs, err := collect(rows, func(rows *sql.Rows) (jobOf, error) {
+		var j jobOf
+		return j, rows.Scan(&j.workspace, &j.id)
+	})
+	if err != nil {
+		return fmt.Errorf("read the workspaces of %d jobs: %w", len(ids), translate(err))
+	}
+	var g jobGroups
+	for _, j := range pairs {
+		g.add(j.workspace, j.id)
+	}
+	return w.jobGroupEvents(ctx, typ, g, now)
+}
+
+// jobOf is one job and its workspace.
+type jobOf struct {
+	workspace string
+	id        uuid.UUID
+}
+
+// jobGroupEvents writes an event of typ at now for each job of g, one
+// outbox row per workspace in g's order, each row's events in g's order,
+// with its state as the job_event view shows it after this transaction's
+// writes (events_jobs.sql; event_view builds their data when read,
+// migration 0021). A workspace without a sink writes nothing. An empty typ
+// is each job's finished event, by its status. now is stored
+// microseconds, or nil for the time of the change the job's row shows
+// (completion, start or creation).
+func (w *writeTx) jobGroupEvents(ctx context.Context, typ events.Type, g jobGroups, now any) error {
+	for _, ws := range g.order {
+		ids := g.ids[ws]
+		if _, err := w.exec(ctx, qEventsJobs, sql.Named("type", string(typ)), sql.Named("workspace", ws),
+			sql.Named("ids", idsJSON(ids)), sql.Named("now", now)); err != nil {
+			return fmt.Errorf("write %d job events of workspace %s: %w", len(ids), ws, translate(err))
+		}
 	}
 	return nil
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/windforce/windforce/events"
 	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
@@ -189,7 +187,7 @@ func (w *writeTx) finish(ctx context.Context, f finishing) (spine.Status, error)
 	if err := w.deleteRuntime(ctx, f.lease); err != nil {
 		return "", err
 	}
-	if err := w.jobEvents(ctx, events.Finished(status), []uuid.UUID{f.lease.JobID}, completedAt); err != nil {
+	if err := w.jobGroupEvents(ctx, events.Finished(status), oneWorkspace(workspace, f.lease.JobID), completedAt); err != nil {
 		return "", err
 	}
 	w.finished(f.lease.JobID)

@@ -87,7 +87,7 @@ var (
 		qSweep, qSweepJob, qSweepLogs, qSweepAudit,
 		qSetZombieTimeout, qAppendLog, qJobSetSecrets,
 		qSchemaUsedAt, qSchemaInsert, qSchemaTouch, qSweepSchemas,
-		qEventsJobs, qEventsSource,
+		qEventsJobs, qEventsJobWorkspaces, qEventsJobRow, qEventsRecorded, qEventsSource,
 		qCatalogPutSource, qCatalogSyncError, qCatalogSetHookSecret, qCatalogApplyLock, qCatalogAppOwners,
 		qCatalogDeleteActions, qCatalogDeleteApps, qCatalogInsertApp, qCatalogInsertAction,
 		qCatalogSourceSynced, qCatalogResolve, qCatalogGetSource,
@@ -98,7 +98,7 @@ var (
 		qScheduleCreate, qScheduleSetEnabled, qScheduleDelete, qScheduleFire, qScheduleJobLive, qScheduleSetJob, qScheduleHandOver,
 		qSecretNextVersion, qSecretInsert, qSecretReplace, qSecretDelete, qSecretAuditInsert, qSecretRotateBatch, qSecretReseal, qSecretsSealed,
 		qSinkInsert, qSinkUpdate, qSinkDelete, qSinkDeleteDeliveries,
-		qRelaySetCursor, qDeliveryInsert, qDeliveryClaimPick, qDeliveryClaimLease, qDeliverySettle, qDeliveryRetryNow, qDeliverySweep, qOutboxSweep,
+		qRelaySetCursor, qDeliveryInsert, qDeliveryClaimPick, qDeliveryClaimEvents, qDeliveryClaimLease, qDeliverySettle, qDeliveryRetryNow, qDeliverySweep, qOutboxSweep,
 	}
 	readerQueries = []query{
 		qGetJob, qLogs, qAudit, qHealth,

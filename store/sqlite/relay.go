@@ -14,15 +14,16 @@ import (
 
 // The relay's queries (queries/relay_*.sql, delivery_*.sql, outbox_sweep.sql).
 const (
-	qRelayCursor        query = "relay_cursor"
-	qRelaySetCursor     query = "relay_set_cursor"
-	qDeliveryInsert     query = "delivery_insert"
-	qDeliveryClaimPick  query = "delivery_claim_pick"
-	qDeliveryClaimLease query = "delivery_claim_lease"
-	qDeliverySettle     query = "delivery_settle"
-	qDeliveryRetryNow   query = "delivery_retry_now"
-	qDeliverySweep      query = "delivery_sweep"
-	qOutboxSweep        query = "outbox_sweep"
+	qRelayCursor         query = "relay_cursor"
+	qRelaySetCursor      query = "relay_set_cursor"
+	qDeliveryInsert      query = "delivery_insert"
+	qDeliveryClaimPick   query = "delivery_claim_pick"
+	qDeliveryClaimEvents query = "delivery_claim_events"
+	qDeliveryClaimLease  query = "delivery_claim_lease"
+	qDeliverySettle      query = "delivery_settle"
+	qDeliveryRetryNow    query = "delivery_retry_now"
+	qDeliverySweep       query = "delivery_sweep"
+	qOutboxSweep         query = "outbox_sweep"
 )
 
 // RelayCursor is driver.RelayExecutor.RelayCursor.
@@ -76,8 +77,10 @@ func (e *executor) DeliveryInsert(ctx context.Context, ds []sink.Delivery, now t
 	})
 }
 
-// DeliveryClaim is driver.RelayExecutor.DeliveryClaim: the pick and the
-// lease in one write transaction.
+// DeliveryClaim is driver.RelayExecutor.DeliveryClaim: the pick, the
+// read of the picked deliveries' events and the lease in one write
+// transaction. A delivery whose event is gone is not claimed (the sweep
+// keeps every event a delivery names).
 func (e *executor) DeliveryClaim(ctx context.Context, p driver.DeliveryClaimParams) ([]sink.Claimed, error) {
 	now := resolveNow(p.Now)
 	var out []sink.Claimed
@@ -89,6 +92,9 @@ func (e *executor) DeliveryClaim(ctx context.Context, p driver.DeliveryClaimPara
 		}
 		if out, err = collect(rows, scanClaimed); err != nil || len(out) == 0 {
 			return translate(err)
+		}
+		if out, err = w.claimedEvents(ctx, out); err != nil || len(out) == 0 {
+			return err
 		}
 		seqs := make([]int64, len(out))
 		for i := range out {
@@ -108,6 +114,45 @@ func (e *executor) DeliveryClaim(ctx context.Context, p driver.DeliveryClaimPara
 		return nil, err
 	}
 	return out, nil
+}
+
+// claimedEvents fills each picked delivery's event (delivery_claim_events:
+// each outbox row holding one expanded once) and keeps those that have
+// one, in their order.
+func (w *writeTx) claimedEvents(ctx context.Context, cs []sink.Claimed) ([]sink.Claimed, error) {
+	seqs := make([]int64, len(cs))
+	for i, c := range cs {
+		seqs[i] = c.EventSeq
+	}
+	list, err := json.Marshal(seqs)
+	if err != nil {
+		return nil, fmt.Errorf("encode seqs: %w", err)
+	}
+	rows, err := w.query(ctx, qDeliveryClaimEvents, sql.Named("seqs", string(list)))
+	if err != nil {
+		return nil, fmt.Errorf("read claimed events: %w", translate(err))
+	}
+	evs, err := collect(rows, scanEvent)
+	if err != nil {
+		return nil, fmt.Errorf("read claimed events: %w", translate(err))
+	}
+	bySeq := make(map[int64]events.Event, len(evs))
+	for _, ev := range evs {
+		bySeq[ev.Seq] = ev
+	}
+	kept := cs[:0]
+	for _, c := range cs {
+		ev, ok := bySeq[c.EventSeq]
+		if !ok {
+			continue
+		}
+		// the delivery's own columns, as it was made, and the event's time
+		// and data
+		c.Event = events.Event{Seq: c.EventSeq, ID: c.EventID, Workspace: c.Workspace,
+			Type: events.Type(c.EventType), Subject: c.Subject, Time: ev.Time, Data: ev.Data}
+		kept = append(kept, c)
+	}
+	return kept, nil
 }
 
 // DeliverySettle is driver.RelayExecutor.DeliverySettle.
@@ -165,16 +210,16 @@ func scanInt64(rows *sql.Rows) (int64, error) {
 	return n, rows.Scan(&n)
 }
 
+// scanClaimed reads one delivery_claim_pick row; claimedEvents adds its
+// event.
 func scanClaimed(rows *sql.Rows) (sink.Claimed, error) {
 	var c sink.Claimed
-	var status, data string
-	var next, created, at int64
+	var status string
+	var next, created int64
 	var delivered, failed sql.NullInt64
 	err := rows.Scan(&c.Workspace, &c.SinkID, &c.EventSeq, &c.EventID, &c.EventType, &c.Subject,
-		&status, &c.Attempts, &next, &c.LastError, &created, &delivered, &failed, &at, &data)
+		&status, &c.Attempts, &next, &c.LastError, &created, &delivered, &failed)
 	c.Status, c.NextAttemptAt, c.CreatedAt = sink.Status(status), fromMicros(next), fromMicros(created)
 	c.DeliveredAt, c.FailedAt = nullTime(delivered), nullTime(failed)
-	c.Event = events.Event{Seq: c.EventSeq, ID: c.EventID, Workspace: c.Workspace, Type: events.Type(c.EventType),
-		Subject: c.Subject, Time: fromMicros(at), Data: json.RawMessage(data)}
 	return c, err
 }

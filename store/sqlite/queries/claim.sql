@@ -12,7 +12,9 @@
 -- rather than silently scan.
 --
 -- Each row gets its own random version-4 UUID as claim token: randomblob
--- and random are evaluated per row.
+-- and random are evaluated per row. The rest of RETURNING is each job's
+-- job.started event (events_batch.go), recorded while its workspace has a
+-- sink (one probe).
 UPDATE job_queue
 SET running = 1,
     started_at = :now,
@@ -37,4 +39,6 @@ WHERE job_id IN (
         LIMIT :limit)
     ORDER BY q.priority DESC, q.scheduled_for, q.job_id
     LIMIT :limit)
-RETURNING job_id, workspace, priority, scheduled_for, attempt, restarts, generation, claim_token, started_at
+RETURNING job_id, workspace, priority, scheduled_for, attempt, restarts, generation, claim_token, started_at,
+          worker, last_error, coalesce(canceled_by, ''), coalesce(canceled_reason, ''),
+          EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = job_queue.workspace)

@@ -18,4 +18,4 @@ SELECT
 FROM json_each(:leases) AS l
 JOIN job_queue AS q ON q.job_id = l.value ->> 'id'
 WHERE q.claim_token = l.value ->> 'token' AND q.running = 1
-RETURNING job_id, status
+RETURNING job_id, status, workspace

@@ -1,0 +1,267 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/google/uuid"
+	msqlite "modernc.org/sqlite"
+)
+
+// jobEventsFunc is the aggregate events_jobs.sql writes a job row's jobs
+// column with (migration 0021): one JSON array per event, in the order of
+// its first argument (the job's place in the statement's list), of the
+// other arguments in the migration's order. SQLite's own json_array and
+// string concatenation were most of that statement's time (each string
+// escaped or copied byte by byte, each piece allocated); here each row is
+// appended to one buffer.
+const jobEventsFunc = "windforce_job_events"
+
+// jobEventFields is how many state fields an event of a job row holds;
+// jobEventRaw marks those that are JSON already and go in as they are.
+const jobEventFields = 19
+
+// jobEventRaw: result (12), error (13) and last_error (14) are checked JSON
+// text (job_queue's and job_completed's CHECKs); secrets (17) is the job's
+// JSON array, validated here (its column has no CHECK).
+var jobEventRaw = [jobEventFields]bool{12: true, 13: true, 14: true, 17: true}
+
+func init() {
+	msqlite.MustRegisterFunction(jobEventsFunc, &msqlite.FunctionImpl{
+		NArgs:         1 + jobEventFields,
+		Deterministic: true,
+		// Step copies every argument into its buffer and keeps none.
+		VolatileArgs:  true,
+		MakeAggregate: func(msqlite.FunctionContext) (msqlite.AggregateFunction, error) { return &jobEventsAgg{}, nil },
+	})
+}
+
+// jobEventsAgg is one evaluation of jobEventsFunc.
+type jobEventsAgg struct {
+	buf   []byte
+	items []jobEventItem
+}
+
+// jobEventItem is one event's array in buf, with its place.
+type jobEventItem struct {
+	key        int64
+	start, end int
+}
+
+// Step appends one event's array.
+func (a *jobEventsAgg) Step(_ *msqlite.FunctionContext, args []driver.Value) error {
+	key, ok := args[0].(int64)
+	if !ok {
+		return fmt.Errorf("%s: want an integer place, got %T", jobEventsFunc, args[0])
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, '[')
+	for i, v := range args[1:] {
+		if i > 0 {
+			a.buf = append(a.buf, ',')
+		}
+		var err error
+		if a.buf, err = appendJSONValue(a.buf, v, jobEventRaw[i], i == 17); err != nil {
+			return fmt.Errorf("%s: field %d: %w", jobEventsFunc, i, err)
+		}
+	}
+	a.buf = append(a.buf, ']')
+	a.items = append(a.items, jobEventItem{key: key, start: start, end: len(a.buf)})
+	return nil
+}
+
+// WindowInverse: jobEventsFunc is no window function.
+func (a *jobEventsAgg) WindowInverse(*msqlite.FunctionContext, []driver.Value) error {
+	return fmt.Errorf("%s is not a window function", jobEventsFunc)
+}
+
+// WindowValue is the JSON array of the events by place; NULL for none.
+func (a *jobEventsAgg) WindowValue(*msqlite.FunctionContext) (driver.Value, error) {
+	if len(a.items) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(a.items, func(x, y jobEventItem) int { return cmp.Compare(x.key, y.key) })
+	out := make([]byte, 1, len(a.buf)+len(a.items)+1)
+	out[0] = '['
+	for i, it := range a.items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, a.buf[it.start:it.end]...)
+	}
+	return string(append(out, ']')), nil
+}
+
+// Final keeps nothing to release.
+func (a *jobEventsAgg) Final(*msqlite.FunctionContext) {}
+
+// appendJSONValue appends v as JSON: NULL as null, numbers as numbers, a
+// text quoted, or as it is when raw (JSON already; checked first when
+// check).
+func appendJSONValue(b []byte, v driver.Value, raw, check bool) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case int64:
+		return strconv.AppendInt(b, v, 10), nil
+	case float64:
+		return strconv.AppendFloat(b, v, 'g', -1, 64), nil
+	case string:
+		if !raw {
+			return appendJSONString(b, v), nil
+		}
+		if check && !json.Valid([]byte(v)) {
+			return b, fmt.Errorf("not JSON: %.40q", v)
+		}
+		return append(b, v...), nil
+	case []byte:
+		return appendJSONValue(b, string(v), raw, check)
+	default:
+		return b, fmt.Errorf("unexpected %T", v)
+	}
+}
+
+// appendJSONString appends s as a JSON string: plain ASCII as it is,
+// anything else through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// jobGroups is a statement's job ids by workspace, each workspace in the
+// order of its first job: events_jobs.sql writes one row per workspace.
+type jobGroups struct {
+	order []string
+	ids   map[string][]uuid.UUID
+}
+
+// add puts id in workspace's group.
+func (g *jobGroups) add(workspace string, id uuid.UUID) {
+	if g.ids == nil {
+		g.ids = map[string][]uuid.UUID{}
+	}
+	if _, ok := g.ids[workspace]; !ok {
+		g.order = append(g.order, workspace)
+	}
+	g.ids[workspace] = append(g.ids[workspace], id)
+}
+
+// oneWorkspace is the group of ids all in workspace.
+func oneWorkspace(workspace string, ids ...uuid.UUID) jobGroups {
+	return jobGroups{order: []string{workspace}, ids: map[string][]uuid.UUID{workspace: ids}}
+}
+
+// jobEventState is one job event of an outbox row as the batch paths
+// (claim, enqueue batch, batch completion) build it in Go from what their
+// own statements wrote and returned: the job_event view's state of the job
+// after the change (migration 0021's order), without reading the view
+// back. TestEventsOfEveryTransition holds the two equal.
+type jobEventState struct {
+	id           uuid.UUID
+	typ          string
+	at           int64
+	status       string
+	priority     int64
+	scheduledFor sql.NullInt64
+	startedAt    sql.NullInt64
+	completedAt  sql.NullInt64
+	worker       string
+	attempt      int64
+	restarts     int64
+	generation   int64
+	// result, errorJSON and lastError are JSON text (NULL: null);
+	// secrets the job's JSON array (NULL: []).
+	result, errorJSON, lastError sql.NullString
+	canceledBy, canceledReason   string
+	secrets                      sql.NullString
+	supersededBy                 sql.NullString
+}
+
+// appendJSON appends s's array (migration 0021's order).
+func (s *jobEventState) appendJSON(b []byte) ([]byte, error) {
+	secrets := s.secrets
+	if !secrets.Valid {
+		secrets = sql.NullString{String: "[]", Valid: true}
+	}
+	fields := [jobEventFields]driver.Value{
+		s.id.String(), s.typ, s.at, s.status, s.priority, nullInt(s.scheduledFor), nullInt(s.startedAt),
+		nullInt(s.completedAt), s.worker, s.attempt, s.restarts, s.generation,
+		nullText(s.result), nullText(s.errorJSON), nullText(s.lastError), s.canceledBy, s.canceledReason,
+		nullText(secrets), nullText(s.supersededBy),
+	}
+	b = append(b, '[')
+	for i, v := range fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendJSONValue(b, v, jobEventRaw[i], i == 17); err != nil {
+			return b, fmt.Errorf("event of job %s: field %d: %w", s.id, i, err)
+		}
+	}
+	return append(b, ']'), nil
+}
+
+func nullInt(v sql.NullInt64) driver.Value {
+	if !v.Valid {
+		return nil
+	}
+	return v.Int64
+}
+
+func nullText(v sql.NullString) driver.Value {
+	if !v.Valid {
+		return nil
+	}
+	return v.String
+}
+
+// jobRowEvents writes states, all of workspace, as one outbox row, in
+// their order (events_job_row.sql); nothing while workspace has no sink.
+func (w *writeTx) jobRowEvents(ctx context.Context, workspace string, states []jobEventState) error {
+	if len(states) == 0 {
+		return nil
+	}
+	b := make([]byte, 1, 256*len(states))
+	b[0] = '['
+	for i := range states {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = states[i].appendJSON(b); err != nil {
+			return err
+		}
+	}
+	b = append(b, ']')
+	first := &states[0]
+	if _, err := w.exec(ctx, qEventsJobRow, sql.Named("workspace", workspace), sql.Named("n", len(states)),
+		sql.Named("type", first.typ), sql.Named("subject", first.id.String()), sql.Named("time", first.at),
+		sql.Named("jobs", string(b))); err != nil {
+		return fmt.Errorf("write %d job events of workspace %s: %w", len(states), workspace, translate(err))
+	}
+	return nil
+}
+
+// recordsEvents reports whether workspace has a sink, so its transitions
+// write events (events_recorded.sql).
+func (w *writeTx) recordsEvents(ctx context.Context, workspace string) (bool, error) {
+	var ok bool
+	if err := w.queryRow(ctx, qEventsRecorded, sql.Named("workspace", workspace)).Scan(&ok); err != nil {
+		return false, fmt.Errorf("does workspace %s record events: %w", workspace, translate(err))
+	}
+	return ok, nil
+}
