@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/windforce/windforce/events"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -41,10 +42,10 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 			return err
 		}
 		ids := make([]uuid.UUID, 0, len(done))
-		workspaces := make(map[uuid.UUID]string, len(done))
+		finished := make(map[uuid.UUID]finishedJob, len(done))
 		for id, f := range done {
 			ids = append(ids, id)
-			workspaces[id] = f.workspace
+			finished[id] = f
 		}
 		idList := idsJSON(ids) // one encoding for both statements
 		tokens, err := w.removeBatch(ctx, idList)
@@ -60,15 +61,10 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 		if _, err := w.exec(ctx, qRuntimeDeleteMany, sql.Named("ids", idList)); err != nil {
 			return fmt.Errorf("delete runtime rows: %w", err)
 		}
-		// One statement for the batch's events (per workspace), each by the
-		// status written and at its job's completion time, in job id order
-		// as on Postgres.
+		// The batch's events, each by the status written and at its job's
+		// completion time, in job id order as on Postgres.
 		slices.SortFunc(ids, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
-		var finished jobGroups
-		for _, id := range ids {
-			finished.add(workspaces[id], id)
-		}
-		if err := w.jobGroupEvents(ctx, "", finished, nil); err != nil {
+		if err := w.finishedEvents(ctx, ids, finished); err != nil {
 			return err
 		}
 		for _, id := range ids {
@@ -132,10 +128,13 @@ func batchLeases(cs []spine.CompleteParams) (string, error) {
 	return string(b), nil
 }
 
-// finishedJob is what finish_batch recorded of one job.
+// finishedJob is what finish_batch recorded of one job, with its finished
+// event and whether its workspace records it.
 type finishedJob struct {
 	status    spine.Status
 	workspace string
+	event     jobEventState
+	recorded  bool
 }
 
 // finishBatch records the jobs whose lease still matches and returns their
@@ -148,12 +147,16 @@ func (w *writeTx) finishBatch(ctx context.Context, leases string) (map[uuid.UUID
 	defer rows.Close()
 	done := map[uuid.UUID]finishedJob{}
 	for rows.Next() {
-		var id uuid.UUID
-		var status, workspace string
-		if err := rows.Scan(&id, &status, &workspace); err != nil {
+		var f finishedJob
+		ev := &f.event
+		if err := rows.Scan(&ev.id, &ev.status, &f.workspace, &ev.result, &ev.errorJSON, &ev.startedAt,
+			&ev.completedAt, &ev.worker, &ev.attempt, &ev.restarts, &ev.canceledBy, &ev.canceledReason,
+			&f.recorded); err != nil {
 			return nil, fmt.Errorf("record completions: %w", err)
 		}
-		done[id] = finishedJob{status: spine.Status(status), workspace: workspace}
+		f.status = spine.Status(ev.status)
+		ev.typ, ev.at = string(events.Finished(f.status)), ev.completedAt.Int64
+		done[ev.id] = f
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("record completions: %w", translate(err))
@@ -180,4 +183,62 @@ func (w *writeTx) removeBatch(ctx context.Context, ids string) (map[uuid.UUID]uu
 		byID[r[0]] = r[1]
 	}
 	return byID, nil
+}
+
+// finishedEvents writes the finished events of ids (in that order) whose
+// workspaces record them, one outbox row per workspace, from what
+// finish_batch returned and their job rows (events_finished.sql): the
+// job_event view's state once the queue row is gone (no scheduled_for,
+// no last_error).
+func (w *writeTx) finishedEvents(ctx context.Context, ids []uuid.UUID, done map[uuid.UUID]finishedJob) error {
+	var recorded []uuid.UUID
+	for _, id := range ids {
+		if done[id].recorded {
+			recorded = append(recorded, id)
+		}
+	}
+	if len(recorded) == 0 {
+		return nil
+	}
+	rows, err := w.query(ctx, qEventsFinished, sql.Named("ids", idsJSON(recorded)))
+	if err != nil {
+		return fmt.Errorf("read finished jobs: %w", translate(err))
+	}
+	evs := make([]jobEventState, len(recorded))
+	found := make([]bool, len(recorded))
+	err = scanRows(rows, func(rows *sql.Rows) error {
+		var k int
+		var j jobEventState
+		if err := rows.Scan(&k, &j.priority, &j.generation, &j.secrets, &j.supersededBy); err != nil {
+			return err
+		}
+		if k < 0 || k >= len(evs) {
+			return fmt.Errorf("place %d of %d", k, len(evs))
+		}
+		ev := done[recorded[k]].event
+		ev.priority, ev.generation, ev.secrets, ev.supersededBy = j.priority, j.generation, j.secrets, j.supersededBy
+		evs[k], found[k] = ev, true
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read finished jobs: %w", translate(err))
+	}
+	byWorkspace := map[string][]jobEventState{}
+	var order []string
+	for k, id := range recorded {
+		if !found[k] {
+			return fmt.Errorf("read finished jobs: job %s has no job row", id)
+		}
+		ws := done[id].workspace
+		if _, ok := byWorkspace[ws]; !ok {
+			order = append(order, ws)
+		}
+		byWorkspace[ws] = append(byWorkspace[ws], evs[k])
+	}
+	for _, ws := range order {
+		if err := w.jobRowEvents(ctx, ws, byWorkspace[ws]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

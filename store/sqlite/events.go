@@ -21,6 +21,7 @@ const (
 	qEventsJobWorkspaces query = "events_job_workspaces"
 	qEventsJobRow        query = "events_job_row"
 	qEventsRecorded      query = "events_recorded"
+	qEventsFinished      query = "events_finished"
 	qEventsSource        query = "events_source"
 )
 

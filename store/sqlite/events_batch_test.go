@@ -173,9 +173,13 @@ func TestNthEventID(t *testing.T) {
 	}
 }
 
-// TestAppendJSONString: plain ASCII as it is, the rest escaped as JSON.
+// TestAppendJSONString: plain ASCII as it is, the rest escaped as JSON;
+// a uuid as its canonical text.
 func TestAppendJSONString(t *testing.T) {
 	t.Parallel()
+	if id := uuid.Must(uuid.NewV7()); string(appendUUID(nil, id)) != id.String() {
+		t.Errorf("appendUUID(%s) = %s", id, appendUUID(nil, id))
+	}
 	for _, s := range []string{"", "host-1/3", `say "hi"`, "a\\b", "line\nbreak", "ünï", "\x00"} {
 		var back string
 		if err := json.Unmarshal(appendJSONString(nil, s), &back); err != nil || back != s {

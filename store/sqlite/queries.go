@@ -87,7 +87,7 @@ var (
 		qSweep, qSweepJob, qSweepLogs, qSweepAudit,
 		qSetZombieTimeout, qAppendLog, qJobSetSecrets,
 		qSchemaUsedAt, qSchemaInsert, qSchemaTouch, qSweepSchemas,
-		qEventsJobs, qEventsJobWorkspaces, qEventsJobRow, qEventsRecorded, qEventsSource,
+		qEventsJobs, qEventsJobWorkspaces, qEventsJobRow, qEventsRecorded, qEventsFinished, qEventsSource,
 		qCatalogPutSource, qCatalogSyncError, qCatalogSetHookSecret, qCatalogApplyLock, qCatalogAppOwners,
 		qCatalogDeleteActions, qCatalogDeleteApps, qCatalogInsertApp, qCatalogInsertAction,
 		qCatalogSourceSynced, qCatalogResolve, qCatalogGetSource,
@@ -223,6 +223,21 @@ func (s *Driver) readerQuery(ctx context.Context, q query, args ...any) (*sql.Ro
 		return p.reader[q].QueryContext(ctx, args...)
 	}
 	return s.reader.QueryContext(ctx, sqlOf(q), args...)
+}
+
+// scanRows calls scan on every row and closes rows, so the next statement
+// of a transaction starts with no cursor open.
+func scanRows(rows *sql.Rows, scan func(*sql.Rows) error) error {
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return rows.Close()
 }
 
 // collect reads every row with scan and closes rows, so the next statement
