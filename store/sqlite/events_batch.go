@@ -33,6 +33,17 @@ const jobEventFields = 19
 // JSON array, validated here (its column has no CHECK).
 var jobEventRaw = [jobEventFields]bool{12: true, 13: true, 14: true, 17: true}
 
+// What an event's array leaves out (migration 0021): scheduled_for,
+// started_at and completed_at are stored as microseconds from the event's
+// time (a few digits instead of sixteen), and the fields after
+// generation that hold their default (null, "" or []) are dropped from
+// the end: the readers take a missing field as its default.
+var (
+	jobEventOffsets = [...]int{5, 6, 7}
+	jobEventKept    = 11 // generation: the last field always written
+	jobEventDefault = [jobEventFields]driver.Value{12: nil, 13: nil, 14: nil, 15: "", 16: "", 17: "[]", 18: nil}
+)
+
 func init() {
 	msqlite.MustRegisterFunction(jobEventsFunc, &msqlite.FunctionImpl{
 		NArgs:         1 + jobEventFields,
@@ -61,9 +72,24 @@ func (a *jobEventsAgg) Step(_ *msqlite.FunctionContext, args []driver.Value) err
 	if !ok {
 		return fmt.Errorf("%s: want an integer place, got %T", jobEventsFunc, args[0])
 	}
+	var fields [jobEventFields]driver.Value // args stays as SQLite gave it
+	copy(fields[:], args[1:])
+	at, ok := fields[2].(int64)
+	if !ok {
+		return fmt.Errorf("%s: want an integer time, got %T", jobEventsFunc, fields[2])
+	}
+	for _, i := range jobEventOffsets {
+		if t, ok := fields[i].(int64); ok {
+			fields[i] = t - at
+		}
+	}
+	last := len(fields) - 1
+	for last > jobEventKept && fields[last] == jobEventDefault[last] {
+		last--
+	}
 	start := len(a.buf)
 	a.buf = append(a.buf, '[')
-	for i, v := range args[1:] {
+	for i, v := range fields[:last+1] {
 		if i > 0 {
 			a.buf = append(a.buf, ',')
 		}
@@ -202,29 +228,43 @@ func (s *jobEventState) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, ',')
 	b = appendJSONString(b, s.status)
 	b = appendInts(b, s.priority)
-	b = appendNullInts(b, s.scheduledFor, s.startedAt, s.completedAt)
+	b = appendNullInts(b, s.at, s.scheduledFor, s.startedAt, s.completedAt)
 	b = append(b, ',')
 	b = appendJSONString(b, s.worker)
 	b = appendInts(b, s.attempt, s.restarts, s.generation)
-	for _, raw := range [...]sql.NullString{s.result, s.errorJSON, s.lastError} {
-		b = appendRaw(append(b, ','), raw)
+	// the rest up to the last that is not its default (jobEventDefault)
+	secrets := s.secrets.Valid && s.secrets.String != "[]"
+	last := jobEventKept
+	for i, set := range [...]bool{s.result.Valid, s.errorJSON.Valid, s.lastError.Valid, s.canceledBy != "",
+		s.canceledReason != "", secrets, s.supersededBy.Valid} {
+		if set {
+			last = jobEventKept + 1 + i
+		}
 	}
-	b = appendJSONString(append(b, ','), s.canceledBy)
-	b = appendJSONString(append(b, ','), s.canceledReason)
-	b = append(b, ',')
-	switch {
-	case !s.secrets.Valid:
-		b = append(b, "[]"...)
-	case json.Valid([]byte(s.secrets.String)): // its column has no CHECK
-		b = append(b, s.secrets.String...)
-	default:
-		return b, fmt.Errorf("event of job %s: secrets not JSON: %.40q", s.id, s.secrets.String)
+	for i, raw := range [...]sql.NullString{s.result, s.errorJSON, s.lastError} {
+		if jobEventKept+1+i <= last {
+			b = appendRaw(append(b, ','), raw)
+		}
 	}
-	b = append(b, ',')
-	if s.supersededBy.Valid {
-		b = appendJSONString(b, s.supersededBy.String)
-	} else {
-		b = append(b, "null"...)
+	if last >= 15 {
+		b = appendJSONString(append(b, ','), s.canceledBy)
+	}
+	if last >= 16 {
+		b = appendJSONString(append(b, ','), s.canceledReason)
+	}
+	if last >= 17 {
+		b = append(b, ',')
+		switch {
+		case !secrets:
+			b = append(b, "[]"...)
+		case json.Valid([]byte(s.secrets.String)): // its column has no CHECK
+			b = append(b, s.secrets.String...)
+		default:
+			return b, fmt.Errorf("event of job %s: secrets not JSON: %.40q", s.id, s.secrets.String)
+		}
+	}
+	if last >= 18 {
+		b = appendJSONString(append(b, ','), s.supersededBy.String)
 	}
 	return append(b, ']'), nil
 }
@@ -249,12 +289,13 @@ func appendInts(b []byte, vs ...int64) []byte {
 	return b
 }
 
-// appendNullInts appends each of vs after a comma, NULL as null.
-func appendNullInts(b []byte, vs ...sql.NullInt64) []byte {
+// appendNullInts appends each of vs after a comma as microseconds from
+// at (jobEventOffsets), NULL as null.
+func appendNullInts(b []byte, at int64, vs ...sql.NullInt64) []byte {
 	for _, v := range vs {
 		b = append(b, ',')
 		if v.Valid {
-			b = strconv.AppendInt(b, v.Int64, 10)
+			b = strconv.AppendInt(b, v.Int64-at, 10)
 		} else {
 			b = append(b, "null"...)
 		}

@@ -18,7 +18,11 @@
 --    16 canceled_reason, 17 secrets, 18 superseded_by]
 --
 -- (migration 0020's job_* columns; result, error, last_error and secrets
--- as JSON values, secrets [] when the job has none). The row's id, type, subject and time are its
+-- as JSON values, secrets [] when the job has none; scheduled_for,
+-- started_at and completed_at in microseconds from the event's time, and
+-- the fields after generation left off from the end while they hold
+-- their default, null, "" or []: a batch's rows are the bytes its
+-- commit writes). The row's id, type, subject and time are its
 -- first event's; the k-th event's id is the row's with k added to its
 -- random low 62 bits (the driver's nthEventID), so no id is generated or
 -- indexed per event and each stays the same on every read.
@@ -29,8 +33,8 @@ ALTER TABLE event_outbox ADD COLUMN jobs TEXT;
 -- the readers know two kinds of row only.
 UPDATE event_outbox
 SET n = 1,
-    jobs = json_array(json_array(job_id, type, time, job_status, job_priority, job_scheduled_for,
-                                 job_started_at, job_completed_at, job_worker, job_attempt, job_restarts,
+    jobs = json_array(json_array(job_id, type, time, job_status, job_priority, job_scheduled_for - time,
+                                 job_started_at - time, job_completed_at - time, job_worker, job_attempt, job_restarts,
                                  job_generation, json(job_result), json(job_error), json(job_last_error),
                                  job_canceled_by, job_canceled_reason, json(coalesce(job_secrets, '[]')),
                                  job_superseded_by)),
@@ -62,11 +66,13 @@ SELECT o.seq AS row_seq, coalesce(e.key, 0) AS nth,
            'trigger_ref', j.trigger_ref, 'created_by', j.created_by,
            'attempt', e.value ->> 9, 'restarts', e.value ->> 10, 'worker', e.value ->> 8,
            'coalesce_key', coalesce(j.coalesce_key, ''), 'timeout', windforce_duration(j.timeout_ms),
-           'created_at', windforce_time(j.created_at), 'scheduled_for', windforce_time(e.value ->> 5),
-           'started_at', windforce_time(e.value ->> 6), 'completed_at', windforce_time(e.value ->> 7),
+           'created_at', windforce_time(j.created_at),
+           'scheduled_for', windforce_time((e.value ->> 2) + (e.value ->> 5)),
+           'started_at', windforce_time((e.value ->> 2) + (e.value ->> 6)),
+           'completed_at', windforce_time((e.value ->> 2) + (e.value ->> 7)),
            'result', e.value -> 12, 'error', e.value -> 13, 'last_error', e.value -> 14,
-           'canceled_by', e.value ->> 15, 'canceled_reason', e.value ->> 16,
-           'generation', e.value ->> 11, 'secrets', e.value -> 17,
+           'canceled_by', coalesce(e.value ->> 15, ''), 'canceled_reason', coalesce(e.value ->> 16, ''),
+           'generation', e.value ->> 11, 'secrets', coalesce(e.value -> 17, json('[]')),
            'superseded_by', e.value ->> 18),
          -- limits, env and warm are left out when the pin sets none
          -- (omitempty): a merge patch drops its null members.
