@@ -2,8 +2,11 @@
 -- statement that writes events for many jobs (an enqueue batch, a claim,
 -- a batch completion) writes one row per workspace holding them all, so
 -- the row, its id and its two index entries are paid once per batch
--- instead of once per job (bench/compare --cpuprofile: the per-event
--- rows were a fifth of the one writer's time).
+-- instead of once per job. The batch paths write the row's jobs from Go
+-- (store/sqlite/events_batch.go), from what their own statements wrote:
+-- building each event with SQLite's JSON functions, and reading it back
+-- through job_event, was most of the events' cost on the one writer
+-- (bench/compare --cpuprofile; docs/BENCHMARKS.md).
 --
 -- A row holds n events (NULL: 1) with the seqs seq - n + 1 .. seq: its
 -- seq is its last event's and the writer reserves the range below it
@@ -21,11 +24,11 @@
 -- as JSON values, secrets [] when the job has none; scheduled_for,
 -- started_at and completed_at in microseconds from the event's time, and
 -- the fields after generation left off from the end while they hold
--- their default, null, "" or []: a batch's rows are the bytes its
--- commit writes). The row's id, type, subject and time are its
--- first event's; the k-th event's id is the row's with k added to its
--- random low 62 bits (the driver's nthEventID), so no id is generated or
--- indexed per event and each stays the same on every read.
+-- their default, null, "" or []: a batch's rows are bytes its commit
+-- writes). The row's id, type, subject and time are its first event's;
+-- the k-th event's id is the row's with k added to its random low 62
+-- bits (the driver's nthEventID), so no id is generated or indexed per
+-- event and each stays the same on every read.
 ALTER TABLE event_outbox ADD COLUMN n INTEGER CHECK (n >= 1);
 ALTER TABLE event_outbox ADD COLUMN jobs TEXT;
 
