@@ -63,7 +63,7 @@ func Finished(s spine.Status) Type {
 	return ""
 }
 
-// Event is one row of event_outbox.
+// Event is one event of event_outbox (a batch statement's events share a row).
 type Event struct {
 	// Seq is the outbox order: a later event of the same job (or source)
 	// always has a higher Seq.
