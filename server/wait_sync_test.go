@@ -8,7 +8,6 @@ import (
 
 	"github.com/windforce/windforce/catalog"
 	"github.com/windforce/windforce/internal/apitest"
-	"github.com/windforce/windforce/internal/teststore"
 	"github.com/windforce/windforce/objectcache"
 	"github.com/windforce/windforce/server"
 	"github.com/windforce/windforce/spine"
@@ -51,7 +50,7 @@ func (s *syncStore) take() []string {
 // it. Without ?wait, or with a coalesce key, the enqueue is synced.
 func TestRunWaitSyncsBeforeItNamesTheJob(t *testing.T) {
 	t.Parallel()
-	run := func(t *testing.T, db server.Store, c objectcache.Cache) {
+	forEachStore(t, func(t *testing.T, db server.Store, c objectcache.Cache) {
 		s := &syncStore{Store: db}
 		e := wrap(t, apitest.New(t, s, c, options))
 		s.take() // the setup's
@@ -67,18 +66,5 @@ func TestRunWaitSyncsBeforeItNamesTheJob(t *testing.T) {
 		if ops := s.take(); len(ops) != 3 || ops[0] != "enqueue" || ops[1] != "enqueue" || ops[2] != "sync" {
 			t.Fatalf("a run without ?wait and a coalesced ?wait: %q, want two synced enqueues (and the 202's sync)", ops)
 		}
-	}
-	t.Run("sqlite", func(t *testing.T) {
-		t.Parallel()
-		c, err := objectcache.NewFileCache(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		run(t, teststore.SQLite(t), c)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		t.Parallel()
-		s := teststore.Postgres(t, 6)
-		run(t, s, teststore.PostgresCache(t, s))
 	})
 }

@@ -56,24 +56,29 @@ func (w *watchedStore) nextRead(t *testing.T, want spine.Status, what string) {
 func forEachWatchedBackend(t *testing.T, fn func(t *testing.T, e *env, w *watchedStore)) {
 	opts := options
 	opts.WaitPoll, opts.FollowPoll = noPoll, noPoll
-	run := func(t *testing.T, s server.Store, c objectcache.Cache) {
+	forEachStore(t, func(t *testing.T, s server.Store, c objectcache.Cache) {
 		w := &watchedStore{Store: s, reads: make(chan spine.Status, 64)}
 		a := apitest.New(t, w, c, opts)
 		drain(w) // the setup's reads (sync)
 		fn(t, wrap(t, a), w)
-	}
+	})
+}
+
+// forEachStore runs fn in parallel subtests on a fresh SQLite store with
+// a file object cache and on a fresh Postgres schema with its cache.
+func forEachStore(t *testing.T, fn func(t *testing.T, s server.Store, c objectcache.Cache)) {
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
 		c, err := objectcache.NewFileCache(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
-		run(t, teststore.SQLite(t), c)
+		fn(t, teststore.SQLite(t), c)
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
 		s := teststore.Postgres(t, 6)
-		run(t, s, teststore.PostgresCache(t, s))
+		fn(t, s, teststore.PostgresCache(t, s))
 	})
 }
 
