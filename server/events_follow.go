@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/windforce/windforce/auth"
+	"github.com/windforce/windforce/spine"
 )
 
 // followEvents streams the workspace's events as server-sent events: each
@@ -124,7 +125,7 @@ func (s *Server) streamEvents(ctx context.Context, st *sseStream, ws string, q e
 // awaitEvents waits until the stream should read again: a wake-up (woken
 // true) or the poll. Meanwhile it re-checks the caller and sends
 // keepalives, as awaitFollow does for logs.
-func awaitEvents(ctx context.Context, st *sseStream, queued, finished <-chan struct{}, poll, idle *time.Timer,
+func awaitEvents(ctx context.Context, st *sseStream, queued <-chan struct{}, finished <-chan spine.Finished, poll, idle *time.Timer,
 	check *time.Ticker, recheck func() error) (woken bool, err error) {
 	for {
 		select {

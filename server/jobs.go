@@ -83,7 +83,7 @@ func (s *Server) runJob(w http.ResponseWriter, r *http.Request, c *caller) (any,
 	case strings.EqualFold(r.Header.Get("X-Windforce-Trigger"), "seed"):
 		req.TriggerKind = spine.TriggerSeed
 	}
-	var early <-chan struct{}
+	var early <-chan spine.Finished
 	if rq.wait > 0 {
 		release, err := s.holdWait(c)
 		if err != nil {
@@ -123,9 +123,11 @@ func (s *Server) runJob(w http.ResponseWriter, r *http.Request, c *caller) (any,
 // goes) with its status. It is woken by the job's completion: subscribed
 // before the job existed (done, from runJob), it reads the job only once
 // woken; otherwise it subscribes first and reads the job second, so a
-// completion committed in between is not missed. It reads again on each
-// wake-up; a slow poll every WaitPoll is the fallback for a lost one.
-func (s *Server) wait(r *http.Request, ws string, id uuid.UUID, d time.Duration, done <-chan struct{}) (any, error) {
+// completion committed in between is not missed. A wake-up that carries
+// the job's outcome is the answer (the store sent it after the
+// completion committed); any other wake-up makes it read the job again. A
+// slow poll every WaitPoll is the fallback for a lost one.
+func (s *Server) wait(r *http.Request, ws string, id uuid.UUID, d time.Duration, done <-chan spine.Finished) (any, error) {
 	read := done == nil
 	if read {
 		var stop func()
@@ -152,7 +154,10 @@ func (s *Server) wait(r *http.Request, ws string, id uuid.UUID, d time.Duration,
 			return s.waited(r, ws, id)
 		case <-deadline.C:
 			return s.waited(r, ws, id)
-		case <-done:
+		case f := <-done:
+			if f.Carries() {
+				return finishedOutcome(f), nil
+			}
 		case <-poll.C:
 		}
 	}

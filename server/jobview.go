@@ -185,3 +185,9 @@ func outcome(j spine.Job) map[string]any {
 	out["error"] = e
 	return out
 }
+
+// finishedOutcome is outcome of the job a completion wake-up carried: the
+// same answer as outcome of the job read after it.
+func finishedOutcome(f spine.Finished) map[string]any {
+	return outcome(spine.Job{ID: f.ID, Status: f.Status, Result: f.Result})
+}

@@ -146,7 +146,7 @@ func (s *Server) sendNewLogs(ctx context.Context, st *sseStream, j spine.Job, af
 // completion wake-up or the log poll. Meanwhile it re-checks the caller
 // every followRecheck and sends a keepalive comment after followKeepalive
 // of silence.
-func awaitFollow(ctx context.Context, st *sseStream, done <-chan struct{}, poll, idle *time.Timer, check *time.Ticker, recheck func() error) error {
+func awaitFollow(ctx context.Context, st *sseStream, done <-chan spine.Finished, poll, idle *time.Timer, check *time.Ticker, recheck func() error) error {
 	for {
 		select {
 		case <-ctx.Done():

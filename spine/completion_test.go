@@ -19,7 +19,7 @@ func TestCompletions(t *testing.T) {
 	chA2, stopA2 := c.Subscribe(a)
 	chB, stopB := c.Subscribe(b)
 	defer stopB()
-	pending := func(ch <-chan struct{}) bool {
+	pending := func(ch <-chan spine.Finished) bool {
 		select {
 		case <-ch:
 			return true
@@ -68,5 +68,38 @@ func TestCompletionsOfEveryJob(t *testing.T) {
 	case <-any:
 	default:
 		t.Fatal("the completion of a job did not wake the every-job waiter")
+	}
+}
+
+// A wake-up that carries an outcome replaces a pending hint, and a hint
+// never replaces a pending outcome: a waiter that drains late still gets
+// the outcome.
+func TestCompletionsKeepTheOutcome(t *testing.T) {
+	t.Parallel()
+	var c spine.Completions
+	id := uuid.New()
+	ch, stop := c.Subscribe(id)
+	defer stop()
+	done := spine.Finished{ID: id, Status: spine.StatusSuccess, Result: []byte(`1`)}
+	c.Notify(id)
+	c.NotifyFinished(done)
+	c.Notify(id)
+	c.NotifyAll()
+	select {
+	case f := <-ch:
+		if !f.Carries() || string(f.Result) != `1` {
+			t.Fatalf("drained %+v, want the outcome", f)
+		}
+	default:
+		t.Fatal("no wake-up pending")
+	}
+	select {
+	case f := <-ch:
+		t.Fatalf("a second wake-up %+v in a one-slot channel", f)
+	default:
+	}
+	c.NotifyFinished(spine.Finished{ID: id})
+	if f := <-ch; f.Carries() {
+		t.Fatalf("a hint reads as an outcome: %+v", f)
 	}
 }

@@ -140,8 +140,10 @@ type Store interface {
 	// are hints (a lost listener connection wakes every waiter when it is
 	// back): a waiter re-reads the job and keeps a slow poll as the
 	// fallback. uuid.Nil subscribes to the completion of every job (the
-	// live events stream).
-	SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func())
+	// live events stream). A wake-up may carry a success's outcome
+	// (Finished): the job then reads as that outcome, and a waiter may
+	// answer with it without reading the job.
+	SubscribeCompletion(id uuid.UUID) (<-chan Finished, func())
 
 	// Close releases connections and stops the listener.
 	Close()

@@ -176,7 +176,7 @@ func TestEnqueueCoalesceRace(t *testing.T) {
 // arrived: on Postgres a marker notification seen by a second subscriber
 // proves the listener got past that point; SQLite wakes in process, at
 // once.
-func noWake(t *testing.T, s *Store, ch <-chan struct{}, what string) {
+func noWake[T any](t *testing.T, s *Store, ch <-chan T, what string) {
 	t.Helper()
 	if d, ok := s.Driver().(*postgres.Driver); ok {
 		marker, stop := s.Subscribe([]string{"marker"})

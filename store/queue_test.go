@@ -68,7 +68,7 @@ func leaseOf(j spine.ClaimedJob) spine.Lease {
 // wake-up a second subscriber observes, proves that every wake-up sent
 // before it was delivered (Postgres delivers notifications in commit
 // order on one listener; SQLite sends them in process at commit).
-func requireNotWoken(t *testing.T, s *Store, ch <-chan struct{}, what string) {
+func requireNotWoken[T any](t *testing.T, s *Store, ch <-chan T, what string) {
 	t.Helper()
 	marker, stop := s.Subscribe([]string{"marker"})
 	defer stop()

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/windforce/windforce/objectcache"
+	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
 )
 
@@ -41,7 +42,7 @@ func (s *Store) SchemaVersion(ctx context.Context) (current, latest int, err err
 func (s *Store) Subscribe(tags []string) (<-chan struct{}, func()) { return s.drv.Subscribe(tags) }
 
 // SubscribeCompletion is spine.Store.SubscribeCompletion.
-func (s *Store) SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func()) {
+func (s *Store) SubscribeCompletion(id uuid.UUID) (<-chan spine.Finished, func()) {
 	return s.drv.SubscribeCompletion(id)
 }
 

@@ -29,7 +29,7 @@ type Store interface {
 	// Subscribe and SubscribeCompletion wake the relay when jobs are
 	// enqueued or finish (their events are written then).
 	Subscribe(tags []string) (<-chan struct{}, func())
-	SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func())
+	SubscribeCompletion(id uuid.UUID) (<-chan spine.Finished, func())
 }
 
 // Defaults of Relay.
@@ -150,7 +150,7 @@ func (r *Relay) run(ctx context.Context) {
 // none when the pass found nothing to relay. With no sink anywhere no job
 // writes an event, and a busy queue's wake-ups would cost the database a
 // pass every minPassGap for nothing; the poll finds the first sink added.
-func queueWakeups(active bool, enqueued, finished <-chan struct{}) (<-chan struct{}, <-chan struct{}) {
+func queueWakeups(active bool, enqueued <-chan struct{}, finished <-chan spine.Finished) (<-chan struct{}, <-chan spine.Finished) {
 	if !active {
 		return nil, nil
 	}

@@ -34,7 +34,7 @@ func testCompletion(t *testing.T, newStore newStoreFunc) {
 		// More jobs than one Postgres notification carries (200 ids).
 		const n = 250
 		ids := b.enqueueN(n)
-		waits := make(map[uuid.UUID]<-chan struct{}, n)
+		waits := make(map[uuid.UUID]<-chan spine.Finished, n)
 		for _, id := range ids {
 			waits[id] = b.awaitCompletion(id)
 		}
@@ -63,7 +63,7 @@ func testCompletion(t *testing.T, newStore newStoreFunc) {
 		t.Parallel()
 		b := setup(t, newStore)
 		single, final, marked, retried := b.enqueue(), b.enqueue(), b.enqueue(withRetry(retry3)), b.enqueue(withRetry(retry3))
-		waits := map[uuid.UUID]<-chan struct{}{}
+		waits := map[uuid.UUID]<-chan spine.Finished{}
 		for _, id := range []uuid.UUID{single, final, marked} {
 			waits[id] = b.awaitCompletion(id)
 		}
@@ -97,7 +97,7 @@ func testCompletion(t *testing.T, newStore newStoreFunc) {
 		b := setup(t, newStore)
 		waiting := b.enqueue(withPriority(-1)) // claimed last, so it stays waiting
 		running, released := b.enqueue(), b.enqueue()
-		waits := map[uuid.UUID]<-chan struct{}{}
+		waits := map[uuid.UUID]<-chan spine.Finished{}
 		for _, id := range []uuid.UUID{waiting, running, released} {
 			waits[id] = b.awaitCompletion(id)
 		}
@@ -126,7 +126,7 @@ func testCompletion(t *testing.T, newStore newStoreFunc) {
 		t.Parallel()
 		b := setup(t, newStore)
 		canceled, exhausted := b.enqueue(), b.enqueue()
-		waits := map[uuid.UUID]<-chan struct{}{canceled: b.awaitCompletion(canceled), exhausted: b.awaitCompletion(exhausted)}
+		waits := map[uuid.UUID]<-chan spine.Finished{canceled: b.awaitCompletion(canceled), exhausted: b.awaitCompletion(exhausted)}
 		b.claimAll(2, b.clock.Now())
 		b.cancel(canceled, "alice", "stop", b.clock.Now())
 		res := b.reapWith(spine.ReapParams{Now: b.clock.Advance(2 * zombieTimeout), ZombieTimeout: zombieTimeout, RestartLimit: 0})
@@ -157,7 +157,7 @@ func testCompletion(t *testing.T, newStore newStoreFunc) {
 }
 
 // awaitCompletion subscribes to id's completion for the rest of the test.
-func (b *bundle) awaitCompletion(id uuid.UUID) <-chan struct{} {
+func (b *bundle) awaitCompletion(id uuid.UUID) <-chan spine.Finished {
 	ch, stop := b.store.SubscribeCompletion(id)
 	b.t.Cleanup(stop)
 	return ch
@@ -166,7 +166,7 @@ func (b *bundle) awaitCompletion(id uuid.UUID) <-chan struct{} {
 // requireWoken waits for the wake-up on ch (failing after wakeDeadline)
 // and then requires the job to read as want: a waiter woken by a
 // completion finds it committed.
-func (b *bundle) requireWoken(ch <-chan struct{}, id uuid.UUID, want spine.Status, after string) {
+func (b *bundle) requireWoken(ch <-chan spine.Finished, id uuid.UUID, want spine.Status, after string) {
 	b.t.Helper()
 	timer := time.NewTimer(wakeDeadline)
 	defer timer.Stop()

@@ -3,6 +3,8 @@ package driver
 import (
 	"context"
 
+	"github.com/windforce/windforce/spine"
+
 	"github.com/google/uuid"
 )
 
@@ -20,7 +22,7 @@ type Driver interface {
 	Subscribe(tags []string) (<-chan struct{}, func())
 	// SubscribeCompletion returns a channel that receives a value soon
 	// after job id becomes terminal (spine.Store.SubscribeCompletion).
-	SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func())
+	SubscribeCompletion(id uuid.UUID) (<-chan spine.Finished, func())
 
 	// Migrate applies the embedded, numbered migrations not yet applied.
 	Migrate(ctx context.Context) error

@@ -1,9 +1,12 @@
 package postgres
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/windforce/windforce/spine"
 )
 
 // doneChunk is how many job ids one completion notification carries: 200
@@ -32,14 +35,28 @@ func donePayloads(ids []uuid.UUID) []string {
 	return payloads
 }
 
-// parseDone reads a completion payload: job ids separated by commas. An
-// id that does not parse is skipped (no waiter can be waiting on it).
-func parseDone(payload string) []uuid.UUID {
-	ids := make([]uuid.UUID, 0, strings.Count(payload, ",")+1)
-	for part := range strings.SplitSeq(payload, ",") {
-		if id, err := uuid.Parse(part); err == nil {
-			ids = append(ids, id)
+// parseDone reads a completion payload: lines (complete_batch.sql) of
+// one job each, its id and, for a success whose result is small, a space
+// and the result as job_completed holds it; or (every other payload) job
+// ids separated by commas. An id that does not parse is skipped (no
+// waiter can be waiting on it).
+func parseDone(payload string) []spine.Finished {
+	out := make([]spine.Finished, 0, strings.Count(payload, ",")+strings.Count(payload, "\n")+1)
+	for line := range strings.SplitSeq(payload, "\n") {
+		if len(line) > uuidText && line[uuidText] == ' ' {
+			if id, err := uuid.Parse(line[:uuidText]); err == nil {
+				out = append(out, spine.Finished{ID: id, Status: spine.StatusSuccess, Result: json.RawMessage(line[uuidText+1:])})
+			}
+			continue
+		}
+		for part := range strings.SplitSeq(line, ",") {
+			if id, err := uuid.Parse(part); err == nil {
+				out = append(out, spine.Finished{ID: id})
+			}
 		}
 	}
-	return ids
+	return out
 }
+
+// uuidText is the length of a job id in its text form.
+const uuidText = 36

@@ -58,7 +58,8 @@ func TestListenerReconnectWakesCompletionWaiters(t *testing.T) {
 }
 
 // Completion payloads stay under Postgres's 8,000-byte limit and read back
-// as the ids they carry.
+// as the ids they carry; a line of complete_batch.sql reads back as its
+// job's result.
 func TestDonePayloads(t *testing.T) {
 	t.Parallel()
 	ids := make([]uuid.UUID, 2*doneChunk+50)
@@ -74,7 +75,12 @@ func TestDonePayloads(t *testing.T) {
 		if len(p) >= 8000 {
 			t.Fatalf("payload of %d bytes, over the limit", len(p))
 		}
-		back = append(back, parseDone(p)...)
+		for _, f := range parseDone(p) {
+			if f.Carries() {
+				t.Fatalf("an id alone reads as an outcome: %+v", f)
+			}
+			back = append(back, f.ID)
+		}
 	}
 	if !slices.Equal(back, ids) {
 		t.Fatal("payloads do not read back as the ids they were built from")
@@ -82,7 +88,22 @@ func TestDonePayloads(t *testing.T) {
 	if got := donePayloads(nil); len(got) != 0 {
 		t.Fatalf("no ids: %d payloads, want none", len(got))
 	}
-	if got := parseDone("not-an-id," + ids[0].String()); !slices.Equal(got, ids[:1]) {
+	if got := parseDone("not-an-id," + ids[0].String()); len(got) != 1 || got[0].ID != ids[0] {
 		t.Fatalf("a malformed id was not skipped: %v", got)
+	}
+	lines := ids[0].String() + ` {"a": "b c"}` + "\n" + ids[1].String() + "\nnot-an-id x\n" + ids[2].String() + " null"
+	got := parseDone(lines)
+	want := []spine.Finished{
+		{ID: ids[0], Status: spine.StatusSuccess, Result: []byte(`{"a": "b c"}`)},
+		{ID: ids[1]},
+		{ID: ids[2], Status: spine.StatusSuccess, Result: []byte(`null`)},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("lines read back as %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || got[i].Status != want[i].Status || string(got[i].Result) != string(want[i].Result) {
+			t.Fatalf("line %d reads back as %+v, want %+v", i, got[i], want[i])
+		}
 	}
 }

@@ -42,7 +42,7 @@ func (s *Driver) Subscribe(tags []string) (<-chan struct{}, func()) {
 // listener and waits until it listens, so a completion committed after
 // SubscribeCompletion returns is not missed; a listener that lost its
 // connection wakes every waiter once it is back.
-func (s *Driver) SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func()) {
+func (s *Driver) SubscribeCompletion(id uuid.UUID) (<-chan spine.Finished, func()) {
 	ch, unsubscribe := s.completions.Subscribe(id)
 	s.awaitListener()
 	return ch, unsubscribe
@@ -186,7 +186,7 @@ func (l *listener) receive(ctx context.Context, conn *pgx.Conn) error {
 		cancel()
 		switch {
 		case err == nil && n.Channel == l.doneChannel:
-			l.completions.Notify(parseDone(n.Payload)...)
+			l.completions.NotifyFinished(parseDone(n.Payload)...)
 		case err == nil:
 			l.wakeups.Notify(n.Payload)
 		case ctx.Err() != nil:

@@ -106,7 +106,7 @@ func getJob(t *testing.T, s *Driver, id spine.EnqueueResult) spine.Job {
 // noWake asserts that nothing is pending on ch after a notification sent
 // now would have arrived: a marker notification on another tag, observed
 // by a second subscriber, proves the listener got past that point.
-func noWake(t *testing.T, s *Driver, ch <-chan struct{}, what string) {
+func noWake[T any](t *testing.T, s *Driver, ch <-chan T, what string) {
 	t.Helper()
 	marker, stop := s.Subscribe([]string{"marker"})
 	defer stop()

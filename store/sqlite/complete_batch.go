@@ -68,7 +68,7 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 			return err
 		}
 		for _, id := range ids {
-			w.finished(id) // completion wake-ups, sent after commit
+			w.finishedWith(finished[id].wakeUp(id)) // sent after commit
 		}
 		return nil
 	})
@@ -135,6 +135,15 @@ type finishedJob struct {
 	workspace string
 	event     jobEventState
 	recorded  bool
+}
+
+// wakeUp is the completion wake-up of job id finished as f: a success
+// carries its result as GetJob reads it (the text stored).
+func (f finishedJob) wakeUp(id uuid.UUID) spine.Finished {
+	if f.status != spine.StatusSuccess {
+		return spine.Finished{ID: id}
+	}
+	return spine.Finished{ID: id, Status: f.status, Result: nullJSON(f.event.result)}
 }
 
 // finishBatch records the jobs whose lease still matches and returns their

@@ -84,7 +84,7 @@ func count(t *testing.T, s *Driver, query string, args ...any) int {
 }
 
 // woken reports whether ch holds a wake-up, without waiting.
-func woken(ch <-chan struct{}) bool {
+func woken[T any](ch <-chan T) bool {
 	select {
 	case <-ch:
 		return true

@@ -168,7 +168,7 @@ func (s *Driver) Subscribe(tags []string) (<-chan struct{}, func()) {
 
 // SubscribeCompletion returns a channel that receives a value after a
 // commit wrote job id's job_completed row (see spine.Store).
-func (s *Driver) SubscribeCompletion(id uuid.UUID) (<-chan struct{}, func()) {
+func (s *Driver) SubscribeCompletion(id uuid.UUID) (<-chan spine.Finished, func()) {
 	return s.completions.Subscribe(id)
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/windforce/windforce/spine"
 	"github.com/windforce/windforce/store/driver"
 )
 
@@ -19,7 +20,7 @@ type writeTx struct {
 	tx    *sql.Tx
 	stmts map[query]*sql.Stmt
 	tags  map[string]struct{}
-	done  []uuid.UUID
+	done  []spine.Finished
 	// schemas are the schemas this transaction pinned, by text, so the
 	// jobs of a batch store theirs once (pinned_schema.go).
 	schemas map[string]pinnedSchema
@@ -70,7 +71,13 @@ func (w *writeTx) wake(tag string) {
 // finished queues a completion wake-up for job id, sent after commit: the
 // transaction wrote its job_completed row.
 func (w *writeTx) finished(id uuid.UUID) {
-	w.done = append(w.done, id)
+	w.finishedWith(spine.Finished{ID: id})
+}
+
+// finishedWith is finished with what the wake-up carries (a success's
+// outcome, spine.Finished).
+func (w *writeTx) finishedWith(f spine.Finished) {
+	w.done = append(w.done, f)
 	if w.eager {
 		w.notify()
 	}
@@ -85,7 +92,7 @@ func (w *writeTx) notify() {
 	}
 	clear(w.tags)
 	if len(w.done) > 0 {
-		w.s.completions.Notify(w.done...)
+		w.s.completions.NotifyFinished(w.done...)
 		w.done = w.done[:0]
 	}
 }

@@ -51,7 +51,7 @@ func Run(t *testing.T, open Open) {
 
 // WaitWake waits for a wake-up on ch (a Subscribe or SubscribeCompletion
 // channel) or fails the test after a deadline; what says which wake-up.
-func WaitWake(t testing.TB, ch <-chan struct{}, what string) {
+func WaitWake[T any](t testing.TB, ch <-chan T, what string) {
 	t.Helper()
 	select {
 	case <-ch:

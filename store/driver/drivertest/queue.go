@@ -1,8 +1,11 @@
 package drivertest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +78,7 @@ func testQueue(t *testing.T, open Open) {
 	t.Run("Heartbeat", func(t *testing.T) { testQueueHeartbeat(t, open) })
 	t.Run("Complete", func(t *testing.T) { testQueueComplete(t, open) })
 	t.Run("CompleteBatch", func(t *testing.T) { testQueueCompleteBatch(t, open) })
+	t.Run("CompleteBatchWakeUps", func(t *testing.T) { testQueueCompleteBatchWakeUps(t, open) })
 	t.Run("LockLease", func(t *testing.T) { testQueueLockLease(t, open) })
 	t.Run("LockLeases", func(t *testing.T) { testQueueLockLeases(t, open) })
 	t.Run("Requeue", func(t *testing.T) { testQueueRequeue(t, open) })
@@ -200,6 +204,79 @@ func testQueueCompleteBatch(t *testing.T, open Open) {
 	if j := getJob(t, ex, jobs[1].ID); j.Status != spine.StatusRunning {
 		t.Fatalf("the lost lease's job is %s, want still running", j.Status)
 	}
+}
+
+// A batch completion's wake-ups carry each success's result exactly as
+// GetJob then reads it (a ?wait answers with it), also when the batch's
+// results are many and near the size a notification may carry; a
+// canceled job's is a hint only. Results of a few bytes are always
+// carried: that is what spares a ?wait its read.
+func testQueueCompleteBatchWakeUps(t *testing.T, open Open) {
+	t.Parallel()
+	d := open(t)
+	ex := d.Executor()
+	const n = 120
+	for range n + 3 {
+		qEnqueue(t, ex, "ws", "a")
+	}
+	jobs := qClaim(t, ex, "a", n+3)
+	qMark(t, ex, jobs[2].ID)
+	results := map[int]json.RawMessage{
+		0: json.RawMessage(`{"b": [1, 2], "a": "x"}`), // jsonb reorders its keys
+		1: nil,
+		2: json.RawMessage(`3`),
+		3: json.RawMessage(`"` + strings.Repeat("y", 3000) + `"`),
+	}
+	for k := 4; k < n+3; k++ {
+		results[k] = json.RawMessage(fmt.Sprintf(`"%d %s"`, k, strings.Repeat("z", 1990)))
+	}
+	batch := make([]spine.CompleteParams, len(jobs))
+	waits := make([]<-chan spine.Finished, len(jobs))
+	for k, j := range jobs {
+		batch[k] = spine.CompleteParams{Lease: qLease(j), Result: results[k], Now: qBase}
+		ch, stop := d.SubscribeCompletion(j.ID)
+		defer stop()
+		waits[k] = ch
+	}
+	if _, err := ex.CompleteBatch(t.Context(), batch); err != nil {
+		t.Fatalf("CompleteBatch: %v", err)
+	}
+	for k, j := range jobs {
+		var f spine.Finished
+		select {
+		case f = <-waits[k]:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("job %d: no completion wake-up", k)
+		}
+		got := getJob(t, ex, j.ID)
+		switch {
+		case f.ID != j.ID:
+			t.Fatalf("job %d: woken for %v", k, f.ID)
+		case k == 2 && f.Carries():
+			t.Fatalf("the canceled job's wake-up carries %+v", f)
+		case k == 2:
+		case !f.Carries() && len(results[k]) < 100:
+			t.Fatalf("job %d: the wake-up of a success with a small result carries nothing", k)
+		case f.Carries() && !sameResult(f.Result, got.Result):
+			t.Fatalf("job %d: the wake-up carries %s, GetJob reads %s", k, f.Result, got.Result)
+		}
+	}
+}
+
+// sameResult compares results as a ?wait answer shows them: encoded
+// compact (as encoding/json writes a RawMessage), none as null.
+func sameResult(a, b json.RawMessage) bool {
+	shown := func(r json.RawMessage) string {
+		if r == nil {
+			return "null"
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, r); err != nil {
+			return "invalid JSON: " + string(r)
+		}
+		return buf.String()
+	}
+	return shown(a) == shown(b)
 }
 
 func testQueueLockLease(t *testing.T, open Open) {

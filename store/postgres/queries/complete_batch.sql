@@ -40,10 +40,13 @@
 -- order: the batch's events cost no statement of their own, and one
 -- outbox row per workspace and event_batch_max() events (migration 0021).
 --
--- notified wakes the finished jobs' waiters on @done_channel: one
--- notification per 200 jobs (their ids, comma-separated: at most 7,399
--- bytes, under the 8,000-byte payload limit), delivered on commit. It is
--- joined into the answer (one row) so that it runs.
+-- notified wakes the finished jobs' waiters on @done_channel, delivered on
+-- commit: one line per job, its id and, for a success whose result's text
+-- is at most 2,000 bytes, a space and that text as recorded stored it (the
+-- waiter answers ?wait with it instead of reading the job; jsonb's text
+-- has no newline). Lines are cut into notifications of under 5,000 bytes
+-- before their last line, so each stays under the 8,000-byte payload
+-- limit. It is joined into the answer (one row) so that it runs.
 WITH batch AS (
     SELECT *
     FROM unnest(@job_ids::uuid[], @claim_tokens::uuid[], @results::text[], @nows::timestamptz[], @tails::text[])
@@ -73,6 +76,7 @@ WITH batch AS (
            greatest(0, floor(extract(epoch FROM now - started_at) * 1000))::bigint,
            worker, attempt, restarts, canceled_by, canceled_reason
     FROM finished
+    RETURNING job_id, status, result::text AS result
 ), tails AS (
     INSERT INTO job_logs (job_id, seq, data, created_at)
     SELECT o.job_id, coalesce((SELECT max(seq) FROM job_logs l WHERE l.job_id = o.job_id), 0) + 1, o.tail, o.now
@@ -101,10 +105,18 @@ WITH batch AS (
     CROSS JOIN LATERAL generate_series(0, (b.n - 1) / event_batch_max()) AS k
     ORDER BY b.workspace, k
 ), notified AS (
-    SELECT count(pg_notify(@done_channel::text, ids)) AS n
+    SELECT count(pg_notify(@done_channel::text, payload)) AS n
     FROM (
-        SELECT string_agg(job_id::text, ',') AS ids
-        FROM (SELECT job_id, (row_number() OVER () - 1) / 200 AS chunk FROM finished) AS numbered
+        SELECT string_agg(line, E'\n' ORDER BY k) AS payload
+        FROM (
+            SELECT k, line, (sum(octet_length(line) + 1) OVER (ORDER BY k) - octet_length(line) - 1) / 5000 AS chunk
+            FROM (
+                SELECT row_number() OVER () AS k,
+                       job_id::text || CASE WHEN status = 'success' AND octet_length(coalesce(result, 'null')) <= 2000
+                                            THEN ' ' || coalesce(result, 'null') ELSE '' END AS line
+                FROM recorded
+            ) AS lines
+        ) AS numbered
         GROUP BY chunk
     ) AS chunks
 )
