@@ -18,6 +18,9 @@ var (
 	// ErrInvalid means the request itself is malformed (empty workspace,
 	// input that is not JSON, a negative limit).
 	ErrInvalid = errors.New("invalid request")
+	// ErrStalePin means an enqueue with AtCommit found its app at another
+	// commit (or gone): the caller resolves the pin again.
+	ErrStalePin = errors.New("the app is no longer at the commit the job was pinned to")
 )
 
 // NotFound returns the "not found" error of one kind of thing (a source,

@@ -165,6 +165,12 @@ type EnqueueParams struct {
 	// Postgres crash before either loses a job nobody was told of. Only a
 	// job without a coalesce key outside a caller's transaction.
 	Unsynced bool
+	// AtCommit inserts the job only while its app is still at the pin's
+	// source and commit, and otherwise refuses it with ErrStalePin: the pin
+	// was resolved from catalog rows read earlier (the store core keeps
+	// them), and a sync since may have moved the app. Only a job without a
+	// coalesce key.
+	AtCommit bool
 }
 
 // EnqueueResult says which job holds the request.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -172,16 +173,17 @@ func enqueueAll(ctx context.Context, ex driver.Executor, ps []spine.EnqueueParam
 // error writes no row.
 //
 // Without a coalesce key it needs no transaction of its own: the pin is
-// one read of the catalog (a sync committing after it leaves the job on
-// the commit it was read with, as when the job is enqueued a moment
-// earlier) and the job is one insert, its own transaction. On Postgres
-// that is two round trips instead of four (BEGIN and COMMIT), which the
-// warm ?wait path feels (docs/BENCHMARKS.md). A coalesced request folds,
+// resolved from the catalog rows the last enqueue of the action read
+// (enqueuePinned), or from one read of them, and the job is one insert,
+// its own transaction, made only while the app is still at the pin's
+// commit. On Postgres that is one round trip instead of four (a read,
+// BEGIN and COMMIT), which the warm ?wait path feels
+// (docs/BENCHMARKS.md). A coalesced request folds,
 // releases and inserts in one transaction, so a release is never left
 // without its insert.
 func (s *Store) EnqueueAction(ctx context.Context, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
 	if r.CoalesceKey == "" {
-		return s.enqueueAction(ctx, s.ex, r)
+		return s.enqueuePinned(ctx, r)
 	}
 	var res spine.EnqueueResult
 	err := s.ex.Tx(ctx, func(ex driver.Executor) error {
@@ -203,12 +205,53 @@ func (s *Store) EnqueueActionTx(ctx context.Context, ex driver.Executor, r catal
 	return s.enqueueAction(ctx, ex, r)
 }
 
+// enqueuePinned is enqueueAction outside a transaction, without a coalesce
+// key: from the catalog rows an earlier enqueue of the action read
+// (pinCache), inserted only while its app is still at their commit; the
+// rows are read (and kept) when there are none, when they are stale, or
+// when their schema refused the input (the catalog's may not).
+func (s *Store) enqueuePinned(ctx context.Context, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
+	if err := requireAction(r); err != nil {
+		return spine.EnqueueResult{}, err
+	}
+	if app, action, ok := s.pins.get(r); ok {
+		p, err := catalog.Resolve(r, app, action)
+		if err == nil {
+			p.AtCommit = true
+			res, err := s.EnqueueTx(ctx, s.ex, p)
+			if !errors.Is(err, spine.ErrStalePin) {
+				return res, err
+			}
+		}
+		s.pins.drop(r)
+	}
+	read := time.Now()
+	app, action, err := s.ex.ResolveAction(ctx, r.Workspace, r.App, r.Action)
+	if err != nil {
+		return spine.EnqueueResult{}, err
+	}
+	s.pins.put(r, app, action, read)
+	p, err := catalog.Resolve(r, app, action)
+	if err != nil {
+		return spine.EnqueueResult{}, err
+	}
+	return s.EnqueueTx(ctx, s.ex, p)
+}
+
+// requireAction refuses a request that names no workspace, app or action.
+func requireAction(r catalog.EnqueueRequest) error {
+	if r.Workspace == "" || r.App == "" || r.Action == "" {
+		return fmt.Errorf("enqueue: %w: workspace, app and action are required", spine.ErrInvalid)
+	}
+	return nil
+}
+
 // enqueueAction is the one enqueue path inside ex's transaction: resolve,
 // validate, pin, insert and wake up. Schedules, webhooks and requeues call
 // it so their own writes and the job commit together.
 func (s *Store) enqueueAction(ctx context.Context, ex driver.Executor, r catalog.EnqueueRequest) (spine.EnqueueResult, error) {
-	if r.Workspace == "" || r.App == "" || r.Action == "" {
-		return spine.EnqueueResult{}, fmt.Errorf("enqueue: %w: workspace, app and action are required", spine.ErrInvalid)
+	if err := requireAction(r); err != nil {
+		return spine.EnqueueResult{}, err
 	}
 	app, action, err := ex.ResolveAction(ctx, r.Workspace, r.App, r.Action)
 	if err != nil {

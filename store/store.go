@@ -17,6 +17,8 @@ type Store struct {
 	drv driver.Driver
 	// ex runs operations on the driver's pool.
 	ex driver.Executor
+	// pins spares an enqueue outside a transaction its catalog read.
+	pins pinCache
 }
 
 // New builds the core over drv. The Store owns drv: Close closes it.

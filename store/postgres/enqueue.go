@@ -31,6 +31,9 @@ func (e *executor) EnqueueInsert(ctx context.Context, p spine.EnqueueParams, not
 	} else {
 		err = e.q.QueryRow(ctx, qEnqueue, insertArgs(p, e.d.channel, notify)).Scan(&res.ID, &res.Generation)
 	}
+	if errors.Is(err, pgx.ErrNoRows) && p.AtCommit {
+		return res, false, spine.ErrStalePin
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return res, false, nil
 	}
@@ -174,6 +177,7 @@ func insertArgs(p spine.EnqueueParams, channel string, notify bool) pgx.StrictNa
 		"warm":           spine.WarmColumn(p.Pin.Warm),
 		"notify":         notify,
 		"channel":        channel,
+		"at_commit":      p.AtCommit,
 	}
 	schemaArgs(args, p.Pin.InputSchema, p.Pin.OutputSchema)
 	return args

@@ -27,6 +27,7 @@ const (
 	qCatalogListActions   query = "catalog_list_actions"
 	qCatalogResolve       query = "catalog_resolve"
 	qCatalogAppCommits    query = "catalog_app_commits"
+	qCatalogAppAtCommit   query = "catalog_app_at_commit"
 )
 
 // CatalogPutSource creates a source or updates its URL and branch

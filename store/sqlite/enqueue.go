@@ -183,6 +183,11 @@ func queuedEvent(p spine.EnqueueParams) jobEventState {
 // as on Postgres.
 func (w *writeTx) insertJob(ctx context.Context, p spine.EnqueueParams) (bool, error) {
 	pin := p.Pin
+	if p.AtCommit {
+		if err := w.appAtCommit(ctx, p.Workspace, pin); err != nil {
+			return false, err
+		}
+	}
 	now := resolveNow(p.Now)
 	scheduled := now
 	if !p.ScheduledFor.IsZero() {
@@ -278,3 +283,18 @@ func (w *writeTx) insertQueue(ctx context.Context, r queueRow) error {
 // Sync has nothing to do: SQLite enqueues ignore spine.EnqueueParams.Unsynced
 // and are durable when they return (driver.JobExecutor).
 func (e *executor) Sync(context.Context) error { return nil }
+
+// appAtCommit refuses with spine.ErrStalePin a job whose app is no longer
+// at its pin's source and commit (spine.EnqueueParams.AtCommit).
+func (w *writeTx) appAtCommit(ctx context.Context, workspace string, pin spine.Pin) error {
+	var at bool
+	err := w.queryRow(ctx, qCatalogAppAtCommit, sql.Named("workspace", workspace), sql.Named("app_key", pin.AppKey),
+		sql.Named("git_source_id", pin.GitSourceID), sql.Named("commit_sha", pin.CommitSHA)).Scan(&at)
+	if err != nil {
+		return fmt.Errorf("check the app's commit: %w", translate(err))
+	}
+	if !at {
+		return spine.ErrStalePin
+	}
+	return nil
+}

@@ -90,7 +90,7 @@ var (
 		qEventsJobs, qEventsJobWorkspaces, qEventsJobRow, qEventsRecorded, qEventsFinished, qEventsSource,
 		qCatalogPutSource, qCatalogSyncError, qCatalogSetHookSecret, qCatalogApplyLock, qCatalogAppOwners,
 		qCatalogDeleteActions, qCatalogDeleteApps, qCatalogInsertApp, qCatalogInsertAction,
-		qCatalogSourceSynced, qCatalogResolve, qCatalogGetSource,
+		qCatalogSourceSynced, qCatalogResolve, qCatalogGetSource, qCatalogAppAtCommit,
 		qAuthCreateToken, qAuthRevokeToken, qAuthEndSessions,
 		qSessionDeleteExpired, qSessionInsert, qSessionEnd,
 		qRequeueJobRead,

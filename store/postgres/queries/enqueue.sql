@@ -13,12 +13,19 @@
 -- job_schema as pin_schemas does in enqueue_batch.sql (whose comment says
 -- why it is written this way). It runs only when the job is inserted.
 --
+-- With @at_commit the job is inserted only while its app is still at the
+-- pin's source and commit (spine.EnqueueParams.AtCommit): no row then
+-- means a stale pin, since such a job has no coalesce key.
+--
 -- queued_event writes the job's job.queued event (DESIGN §9) from the rows
 -- inserted, only when the job is: a folded request writes none.
 WITH queued AS (
     INSERT INTO job_queue (job_id, workspace, app_key, action_key, tag, priority, scheduled_for, coalesce_key)
-    VALUES (@id, @workspace, @app_key, @action_key, @tag, @priority,
-            coalesce(@scheduled_for::timestamptz, @now::timestamptz, now()), @coalesce_key)
+    SELECT @id, @workspace, @app_key, @action_key, @tag, @priority,
+           coalesce(@scheduled_for::timestamptz, @now::timestamptz, now()), @coalesce_key
+    WHERE NOT @at_commit::boolean
+       OR EXISTS (SELECT 1 FROM app a WHERE a.workspace = @workspace AND a.app_key = @app_key
+                  AND a.git_source_id = @git_source_id AND a.commit_sha = @commit_sha)
     ON CONFLICT (workspace, app_key, action_key, coalesce_key) WHERE coalesce_key IS NOT NULL DO NOTHING
     RETURNING job_id, tag, generation, scheduled_for
 ), pinned AS (
