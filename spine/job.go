@@ -157,13 +157,14 @@ type EnqueueParams struct {
 	// Now is the enqueue time; zero means the store's clock.
 	Now time.Time
 	// Unsynced lets the job's commit return before it is flushed to disk
-	// (Postgres: synchronous_commit off for its insert alone; SQLite
-	// ignores it). It is for a caller that tells no one of the job before
-	// a later synced commit covers it or it calls Store.Sync: a ?wait
-	// answers with the outcome, whose synced commit flushes the enqueue
-	// too (WAL order), and so does the claim before the job runs. A
-	// Postgres crash before either loses a job nobody was told of. Only a
-	// job without a coalesce key outside a caller's transaction.
+	// (Postgres: synchronous_commit off for its insert alone; SQLite: a
+	// commit without a sync, as a claim's). It is for a caller that tells
+	// no one of the job before a later synced commit covers it or it calls
+	// Store.Sync: a ?wait answers with the outcome, whose synced commit
+	// flushes the enqueue too (WAL order), and so does the claim (on
+	// SQLite the completion) before anyone learns of the job. A crash of
+	// the database's machine before either loses a job nobody was told
+	// of. Only a job without a coalesce key outside a caller's transaction.
 	Unsynced bool
 	// AtCommit inserts the job only while its app is still at the pin's
 	// source and commit, and otherwise refuses it with ErrStalePin: the pin

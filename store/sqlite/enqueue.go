@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,7 +26,11 @@ import (
 // what sends the core back to EnqueueCoalesce.
 func (e *executor) EnqueueInsert(ctx context.Context, p spine.EnqueueParams, notify bool) (spine.EnqueueResult, bool, error) {
 	var inserted bool
-	err := e.write(ctx, func(w *writeTx) error {
+	write := e.write
+	if p.Unsynced && p.CoalesceKey == "" {
+		write = e.writeUnsynced // spine.EnqueueParams.Unsynced; Sync flushes it
+	}
+	err := write(ctx, func(w *writeTx) error {
 		var err error
 		inserted, err = w.insertJob(ctx, p)
 		if err != nil || !inserted {
@@ -280,9 +285,25 @@ func (w *writeTx) insertQueue(ctx context.Context, r queueRow) error {
 	return nil
 }
 
-// Sync has nothing to do: SQLite enqueues ignore spine.EnqueueParams.Unsynced
-// and are durable when they return (driver.JobExecutor).
-func (e *executor) Sync(context.Context) error { return nil }
+// Sync flushes the write-ahead log to disk (driver.JobExecutor): every
+// commit before it, unsynced ones too (Driver.writeUnsynced), is then
+// durable against a crash of the machine. A commit's frames are in the
+// log when it returns, and a checkpoint syncs the log before it copies
+// them; so one fsync of the log covers them all.
+func (e *executor) Sync(context.Context) error {
+	f, err := os.Open(e.d.wal)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // no log: every commit is in the database file, synced by its checkpoint
+	}
+	if err != nil {
+		return fmt.Errorf("sync the write-ahead log: %w", err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync the write-ahead log: %w", err)
+	}
+	return nil
+}
 
 // appAtCommit refuses with spine.ErrStalePin a job whose app is no longer
 // at its pin's source and commit (spine.EnqueueParams.AtCommit).

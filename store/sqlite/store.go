@@ -64,6 +64,8 @@ type Driver struct {
 	// onCommit, set by tests before the driver is used, is called after
 	// each commit of write and writeUnsynced with whether it was synced.
 	onCommit func(synced bool)
+	// wal is the database's write-ahead log, which Sync flushes.
+	wal string
 }
 
 // Open opens (creating it and its directory when missing) the SQLite
@@ -79,7 +81,7 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, fmt.Errorf("open sqlite store: create directory: %w", err)
 	}
-	s := &Driver{log: opts.Logger}
+	s := &Driver{log: opts.Logger, wal: abs + "-wal"}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -32,5 +33,33 @@ func TestClaimCommitsUnsynced(t *testing.T) {
 	}
 	if want := []bool{true, false, true}; !slices.Equal(commits, want) {
 		t.Fatalf("commits synced %v, want %v (enqueue, claim, completion)", commits, want)
+	}
+}
+
+// TestUnsyncedEnqueue: an enqueue asked to be unsynced (a ?wait's, without
+// a coalesce key) commits without a sync, a coalesced one and any other
+// enqueue with one; Sync then flushes the log, and finds nothing to do
+// before the log exists.
+func TestUnsyncedEnqueue(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	var commits []bool
+	s.onCommit = func(synced bool) { commits = append(commits, synced) }
+	unsynced := job("u")
+	unsynced.Unsynced = true
+	enqueue(t, s, unsynced)
+	coalesced := unsynced
+	coalesced.CoalesceKey = "k"
+	enqueue(t, s, coalesced)
+	enqueue(t, s, job("u"))
+	if want := []bool{false, true, true}; !slices.Equal(commits, want) {
+		t.Fatalf("commits synced %v, want %v (unsynced, coalesced, plain)", commits, want)
+	}
+	if err := s.Executor().Sync(context.Background()); err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	gone := &Driver{wal: filepath.Join(t.TempDir(), "none-wal")}
+	if err := gone.Executor().Sync(context.Background()); err != nil {
+		t.Fatalf("Sync without a log: %v", err)
 	}
 }
