@@ -66,6 +66,8 @@ type Driver struct {
 	onCommit func(synced bool)
 	// wal is the database's write-ahead log, which Sync flushes.
 	wal string
+	// pragmas switch the writer between synced and unsynced commits.
+	pragmas syncPragmas
 }
 
 // Open opens (creating it and its directory when missing) the SQLite
@@ -185,6 +187,7 @@ func (s *Driver) Close() {
 			errs = append(errs, s.reader.Close())
 		}
 		if s.writer != nil {
+			s.closePragmas()
 			errs = append(errs, s.writer.Close())
 		}
 		if err := errors.Join(errs...); err != nil {

@@ -208,16 +208,16 @@ func (s *Driver) onWriter(ctx context.Context, synced bool, fn func(conn *sql.Co
 	if synced {
 		return fn(conn)
 	}
-	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous=NORMAL"); err != nil {
+	if err := s.pragmas.set(ctx, conn, false); err != nil {
 		return fmt.Errorf("unsynced transaction: %w", translate(err))
 	}
 	// The mode is the connection's: every other transaction must find it
 	// FULL again. A connection that cannot be set back is discarded (the
 	// pool opens a fresh one, FULL from its DSN).
 	defer func() {
-		if _, err := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous=FULL"); err != nil {
+		if err := s.pragmas.set(context.WithoutCancel(ctx), conn, true); err != nil {
 			s.log.Warn("sqlite: could not restore synchronous=FULL; discarding the writer connection", "err", err)
-			_ = conn.Raw(func(any) error { return sqldriver.ErrBadConn })
+			_ = conn.Raw(func(any) error { s.pragmas.drop(); return sqldriver.ErrBadConn })
 		}
 	}()
 	return fn(conn)
@@ -271,4 +271,78 @@ func (s *Driver) TxExecutor(tx *sql.Tx) driver.Executor {
 	w := s.newWriteTx(tx)
 	w.eager = true
 	return &executor{d: s, w: w}
+}
+
+// syncPragmas are the writer connection's two synchronous settings,
+// prepared once on it: an unsynced transaction sets NORMAL before it and
+// FULL after, and preparing the two statements every time cost more than
+// running them. Only the holder of the one writer connection uses them.
+type syncPragmas struct {
+	conn         any // the driver connection they are prepared on
+	normal, full sqldriver.Stmt
+}
+
+// set runs PRAGMA synchronous=FULL (full) or NORMAL on conn, the writer,
+// preparing both first on a connection they were not prepared on.
+func (p *syncPragmas) set(ctx context.Context, conn *sql.Conn, full bool) error {
+	return conn.Raw(func(dc any) error {
+		if p.conn != dc {
+			if err := p.prepare(ctx, dc); err != nil {
+				return err
+			}
+		}
+		st := p.normal
+		if full {
+			st = p.full
+		}
+		exec, ok := st.(sqldriver.StmtExecContext)
+		if !ok {
+			return fmt.Errorf("set synchronous: the driver's statement cannot execute with a context")
+		}
+		_, err := exec.ExecContext(ctx, nil)
+		return err
+	})
+}
+
+// prepare prepares both statements on dc.
+func (p *syncPragmas) prepare(ctx context.Context, dc any) error {
+	c, ok := dc.(sqldriver.ConnPrepareContext)
+	if !ok {
+		return fmt.Errorf("set synchronous: the driver's connection cannot prepare with a context")
+	}
+	normal, err := c.PrepareContext(ctx, "PRAGMA synchronous=NORMAL")
+	if err != nil {
+		return err
+	}
+	full, err := c.PrepareContext(ctx, "PRAGMA synchronous=FULL")
+	if err != nil {
+		_ = normal.Close()
+		return err
+	}
+	// Those of an earlier connection are not closed: the pool closed it
+	// (their memory goes with it), and a statement must not outlive its
+	// connection's close.
+	p.conn, p.normal, p.full = dc, normal, full
+	return nil
+}
+
+// drop closes the statements while their connection is still open: it is
+// about to be discarded, or the store closed.
+func (p *syncPragmas) drop() {
+	if p.conn == nil {
+		return
+	}
+	_ = p.normal.Close()
+	_ = p.full.Close()
+	p.conn, p.normal, p.full = nil, nil, nil
+}
+
+// closePragmas drops the pragma statements on the writer before it closes.
+func (s *Driver) closePragmas() {
+	conn, err := s.writer.Conn(context.Background())
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_ = conn.Raw(func(any) error { s.pragmas.drop(); return nil })
 }
