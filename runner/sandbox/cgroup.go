@@ -243,6 +243,7 @@ type jobCgroup struct {
 	v2     bool
 	dirs   []string
 	memory string // the directory holding the memory files
+	files  cgroupFiles
 }
 
 // create makes the job's cgroup and writes its limits.
@@ -319,7 +320,9 @@ func (jc *jobCgroup) add(pid int) error {
 	return nil
 }
 
-// pids lists the processes in the job's cgroup.
+// pids lists the processes in the job's cgroup. cgroup.procs is opened
+// for every read: on cgroup v1 an open file keeps the pid list it loaded
+// (cgroupFiles would read it stale).
 func (jc *jobCgroup) pids() []int { return procsOf(jc.dirs[0]) }
 
 func procsOf(dir string) []int {
@@ -352,7 +355,7 @@ func (jc *jobCgroup) oomKilled() bool {
 	if jc.v2 {
 		file = "memory.events"
 	}
-	data, err := os.ReadFile(filepath.Join(jc.memory, file))
+	data, err := jc.files.read(filepath.Join(jc.memory, file))
 	if err != nil {
 		return false
 	}
@@ -373,6 +376,7 @@ func (jc *jobCgroup) destroy() {
 		jc.kill()
 		waitEmpty(jc)
 	}
+	jc.files.close()
 	for _, d := range jc.dirs {
 		_ = os.Remove(d)
 	}

@@ -37,7 +37,7 @@ func (p *Process) MemoryUsage() (int64, bool) {
 	if p.cg.v2 {
 		file = "memory.current"
 	}
-	data, err := os.ReadFile(filepath.Join(p.cg.memory, file))
+	data, err := p.cg.files.read(filepath.Join(p.cg.memory, file))
 	if err != nil {
 		return 0, false
 	}
