@@ -108,13 +108,9 @@ func claimByHand(t *testing.T, e *env) spine.ClaimedJob {
 func TestRunWaitWokenByCompletion(t *testing.T) {
 	t.Parallel()
 	forEachWatchedBackend(t, func(t *testing.T, e *env, w *watchedStore) {
-		answer := make(chan *resp, 1)
-		go func() {
-			answer <- e.call("POST", "/api/w/ws/jobs/run/hello/greet?wait=60s", adminToken, `{"name":"Ada"}`)
-		}()
 		// The handler subscribes before it enqueues, and reads the job
 		// only once woken: the first read is the finished job.
-		c := claimWhenQueued(t, e)
+		answer, c := runWaitClaimed(t, e)
 		if _, err := e.db.Complete(t.Context(), spine.CompleteParams{Lease: spine.Lease{JobID: c.ID, ClaimToken: c.ClaimToken},
 			Result: json.RawMessage(`{"greeting":"Hello, Ada!"}`)}); err != nil {
 			t.Fatal(err)
@@ -143,11 +139,7 @@ func TestRunWaitWokenByCompletion(t *testing.T) {
 func TestRunWaitAnsweredByTheCompletion(t *testing.T) {
 	t.Parallel()
 	forEachWatchedBackend(t, func(t *testing.T, e *env, w *watchedStore) {
-		answer := make(chan *resp, 1)
-		go func() {
-			answer <- e.call("POST", "/api/w/ws/jobs/run/hello/greet?wait=60s", adminToken, `{"name":"Ada"}`)
-		}()
-		c := claimWhenQueued(t, e)
+		answer, c := runWaitClaimed(t, e)
 		outs, err := e.db.CompleteBatch(t.Context(), []spine.CompleteParams{{Lease: spine.Lease{JobID: c.ID, ClaimToken: c.ClaimToken},
 			Result: json.RawMessage(`{"greeting": "Hello, Ada!", "n": [1, 2]}`)}})
 		if err != nil || len(outs) != 1 || outs[0].Err != nil {
@@ -176,6 +168,17 @@ func TestRunWaitAnsweredByTheCompletion(t *testing.T) {
 			t.Fatalf("?wait answered %s; the job reads %s", got.body, job.body)
 		}
 	})
+}
+
+// runWaitClaimed runs hello/greet with ?wait in the background and claims
+// its job as a worker would; the answer arrives on the channel returned.
+func runWaitClaimed(t *testing.T, e *env) (chan *resp, spine.ClaimedJob) {
+	t.Helper()
+	answer := make(chan *resp, 1)
+	go func() {
+		answer <- e.call("POST", "/api/w/ws/jobs/run/hello/greet?wait=60s", adminToken, `{"name":"Ada"}`)
+	}()
+	return answer, claimWhenQueued(t, e)
 }
 
 // claimWhenQueued claims the one job a ?wait enqueues, once it is there.
