@@ -231,11 +231,7 @@ func (s *Store) enqueuePinned(ctx context.Context, r catalog.EnqueueRequest) (sp
 		return spine.EnqueueResult{}, err
 	}
 	s.pins.put(r, app, action, read)
-	p, err := catalog.Resolve(r, app, action)
-	if err != nil {
-		return spine.EnqueueResult{}, err
-	}
-	return s.EnqueueTx(ctx, s.ex, p)
+	return s.enqueueResolved(ctx, s.ex, r, app, action)
 }
 
 // requireAction refuses a request that names no workspace, app or action.
@@ -257,6 +253,13 @@ func (s *Store) enqueueAction(ctx context.Context, ex driver.Executor, r catalog
 	if err != nil {
 		return spine.EnqueueResult{}, err
 	}
+	return s.enqueueResolved(ctx, ex, r, app, action)
+}
+
+// enqueueResolved validates r against the app and action read for it,
+// pins them (catalog.Resolve) and inserts the job on ex.
+func (s *Store) enqueueResolved(ctx context.Context, ex driver.Executor, r catalog.EnqueueRequest,
+	app catalog.App, action catalog.Action) (spine.EnqueueResult, error) {
 	p, err := catalog.Resolve(r, app, action)
 	if err != nil {
 		return spine.EnqueueResult{}, err

@@ -178,10 +178,11 @@ func (s *Driver) writeSolo(ctx context.Context, fn func(w *writeTx) error) error
 // process's worker, which a machine crash takes down with the claim, and
 // the job's outcome (synced) makes the claim durable before anyone learns
 // of either; a ?wait's enqueue (spine.EnqueueParams.Unsynced) is named
-// to its caller only with its outcome or after Sync. It saves the claim its fsync, the largest part of its cost,
-// and its wait for others' fsync: it shares a commit only with other
-// unsynced transactions, which run before the synced ones queued with
-// them (runBatch).
+// to its caller only with its outcome or after Sync. It saves the
+// transaction its fsync, the largest part of its cost, and its wait for
+// others' fsync: it shares a commit only with other unsynced
+// transactions, which run before the synced ones queued with them
+// (runBatch).
 func (s *Driver) writeUnsynced(ctx context.Context, fn func(w *writeTx) error) error {
 	return s.submit(ctx, false, false, fn)
 }
