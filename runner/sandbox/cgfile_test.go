@@ -42,11 +42,7 @@ func TestCgroupFilesReadFromTheStart(t *testing.T) {
 func TestLongLivedTreeReadsItsCgroupFresh(t *testing.T) {
 	t.Parallel()
 	s, hide := newTest(t, Config{})
-	dir := filepath.Join(hide, "j")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	searchable(t, dir)
+	dir := jobDir(t, hide)
 	script := `while [ ! -e go ]; do sleep 0.02; done; head -c 300000000 /dev/zero | tail > /dev/null; touch hogged; sleep 60`
 	p, err := s.Start(Spec{Name: "t-fresh-" + strconv.FormatInt(time.Now().UnixNano(), 36), Argv: []string{"/bin/sh", "-c", script},
 		Env: []string{"PATH=/usr/bin:/bin"}, Dir: dir, Writable: []string{dir}, Limits: Limits{Memory: 64 << 20},

@@ -26,6 +26,17 @@ func newTest(t *testing.T, cfg Config) (*Sandbox, string) {
 	return s, hide
 }
 
+// jobDir makes hide/j, a job directory a sandboxed job can reach.
+func jobDir(t *testing.T, hide string) string {
+	t.Helper()
+	dir := filepath.Join(hide, "j")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	searchable(t, dir)
+	return dir
+}
+
 // run runs sh -c script in a sandbox with dir writable, and returns its
 // output and exit.
 func run(t *testing.T, s *Sandbox, dir, script string, l Limits) (string, Exit) {
@@ -100,11 +111,7 @@ func testIdentity(t *testing.T, direct bool) {
 func TestSandboxLimits(t *testing.T) {
 	t.Parallel()
 	s, hide := newTest(t, Config{})
-	dir := filepath.Join(hide, "j")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	searchable(t, dir)
+	dir := jobDir(t, hide)
 	out, ex := run(t, s, dir, `head -c 300000000 /dev/zero | tail > /dev/null`, Limits{Memory: 64 << 20})
 	if !ex.OOM || !strings.Contains(ex.String(), "out of memory (limit 64MiB)") {
 		t.Errorf("300 MB in 64 MiB: exit %v, output %s", ex, out)
