@@ -218,7 +218,7 @@ func (s *Driver) onWriter(ctx context.Context, synced bool, fn func(conn *sql.Co
 	defer func() {
 		if err := s.pragmas.set(context.WithoutCancel(ctx), conn, true); err != nil {
 			s.log.Warn("sqlite: could not restore synchronous=FULL; discarding the writer connection", "err", err)
-			_ = conn.Raw(func(any) error { s.pragmas.drop(); return sqldriver.ErrBadConn })
+			_ = conn.Raw(func(dc any) error { s.pragmas.drop(dc); return sqldriver.ErrBadConn })
 		}
 	}()
 	return fn(conn)
@@ -327,14 +327,16 @@ func (p *syncPragmas) prepare(ctx context.Context, dc any) error {
 	return nil
 }
 
-// drop closes the statements while their connection is still open: it is
-// about to be discarded, or the store closed.
-func (p *syncPragmas) drop() {
-	if p.conn == nil {
-		return
+// drop closes the statements if dc, an open connection about to be
+// discarded or closed with the store, is the one they were prepared on.
+// Prepared on another, they are only forgotten: the pool already closed
+// that one (a cancelled transaction discards its connection), and
+// finalizing a statement of a closed connection touches freed memory.
+func (p *syncPragmas) drop(dc any) {
+	if p.conn == dc {
+		_ = p.normal.Close()
+		_ = p.full.Close()
 	}
-	_ = p.normal.Close()
-	_ = p.full.Close()
 	p.conn, p.normal, p.full = nil, nil, nil
 }
 
@@ -345,5 +347,5 @@ func (s *Driver) closePragmas() {
 		return
 	}
 	defer conn.Close()
-	_ = conn.Raw(func(any) error { s.pragmas.drop(); return nil })
+	_ = conn.Raw(func(dc any) error { s.pragmas.drop(dc); return nil })
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	sqldriver "database/sql/driver"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -62,4 +63,36 @@ func TestUnsyncedEnqueue(t *testing.T) {
 	if err := gone.Executor().Sync(context.Background()); err != nil {
 		t.Fatalf("Sync without a log: %v", err)
 	}
+}
+
+// TestCloseAfterTheWriterWasReplaced: the pool may discard the writer
+// connection the synchronous pragmas were prepared on (a cancelled
+// transaction does); the next unsynced write prepares them afresh and
+// Close does not finalize the old ones on the closed connection.
+func TestCloseAfterTheWriterWasReplaced(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	discard := func() {
+		conn, err := s.writer.Conn(ctx)
+		if err != nil {
+			t.Fatalf("writer connection: %v", err)
+		}
+		defer conn.Close()
+		_ = conn.Raw(func(any) error { return sqldriver.ErrBadConn })
+	}
+	enqueue(t, s, job("u")) // a claim, unsynced, prepares them below
+	if _, err := s.Executor().Claim(ctx, spine.ClaimParams{Worker: "w", Tags: []string{"u"}, Limit: 1}); err != nil {
+		t.Fatalf("claim: %v", err)
+	}
+	discard()
+	enqueue(t, s, job("u"))
+	if _, err := s.Executor().Claim(ctx, spine.ClaimParams{Worker: "w", Tags: []string{"u"}, Limit: 1}); err != nil {
+		t.Fatalf("claim on the fresh writer: %v", err)
+	}
+	if got := pragma(t, s.DB(), "synchronous"); got != "2" {
+		t.Fatalf("on the fresh writer synchronous is %s, want 2 (FULL)", got)
+	}
+	discard()
+	s.Close() // panicked here, finalizing on the discarded connection
 }
