@@ -25,7 +25,7 @@ var (
 func (e *executor) AuthCreateToken(ctx context.Context, t auth.Token) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qAuthCreateToken, pgx.StrictNamedArgs{
+	_, err := e.q.Exec(ctx, qAuthCreateToken, namedArgs{
 		"id": t.ID, "token_hash": t.Hash, "workspace": t.Workspace,
 		"scopes": auth.JoinScopes(t.Scopes), "label": t.Label, "now": timeArg(t.CreatedAt),
 	})
@@ -36,7 +36,7 @@ func (e *executor) AuthCreateToken(ctx context.Context, t auth.Token) error {
 func (e *executor) AuthTokenByHash(ctx context.Context, hash string) (auth.Token, bool, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qAuthTokenByHash, pgx.StrictNamedArgs{"token_hash": hash})
+	rows, err := e.q.Query(ctx, qAuthTokenByHash, namedArgs{"token_hash": hash})
 	if err != nil {
 		return auth.Token{}, false, err
 	}
@@ -54,7 +54,7 @@ func (e *executor) AuthTokenByHash(ctx context.Context, hash string) (auth.Token
 func (e *executor) AuthTokenByID(ctx context.Context, id string) (auth.Token, bool, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qAuthTokenByID, pgx.StrictNamedArgs{"id": id})
+	rows, err := e.q.Query(ctx, qAuthTokenByID, namedArgs{"id": id})
 	if err != nil {
 		return auth.Token{}, false, err
 	}
@@ -76,7 +76,7 @@ func (e *executor) AuthTokenByID(ctx context.Context, id string) (auth.Token, bo
 func (e *executor) AuthRevokeToken(ctx context.Context, id string, now time.Time) (bool, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	tag, err := e.q.Exec(ctx, qAuthRevokeToken, pgx.StrictNamedArgs{"id": id, "now": timeArg(now)})
+	tag, err := e.q.Exec(ctx, qAuthRevokeToken, namedArgs{"id": id, "now": timeArg(now)})
 	if err != nil {
 		return false, translate(err)
 	}
@@ -87,7 +87,7 @@ func (e *executor) AuthRevokeToken(ctx context.Context, id string, now time.Time
 func (e *executor) AuthEndSessions(ctx context.Context, id string, now time.Time) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qAuthEndSessions, pgx.StrictNamedArgs{"id": id, "now": timeArg(now)})
+	_, err := e.q.Exec(ctx, qAuthEndSessions, namedArgs{"id": id, "now": timeArg(now)})
 	return translate(err)
 }
 
@@ -96,7 +96,7 @@ func (e *executor) AuthLeaseLive(ctx context.Context, workspace string, jobID, c
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var live bool
-	err := e.q.QueryRow(ctx, qAuthLeaseLive, pgx.StrictNamedArgs{"id": jobID, "workspace": workspace, "token": claimToken}).Scan(&live)
+	err := e.q.QueryRow(ctx, qAuthLeaseLive, namedArgs{"id": jobID, "workspace": workspace, "token": claimToken}).Scan(&live)
 	return live, err
 }
 

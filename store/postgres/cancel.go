@@ -19,7 +19,7 @@ func (e *executor) CancelLock(ctx context.Context, workspace string, id uuid.UUI
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var running bool
-	err := e.q.QueryRow(ctx, qCancelLock, pgx.StrictNamedArgs{
+	err := e.q.QueryRow(ctx, qCancelLock, namedArgs{
 		"job_id": id, "workspace": workspace,
 	}).Scan(&running)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -34,7 +34,7 @@ func (e *executor) CancelLock(ctx context.Context, workspace string, id uuid.UUI
 // CancelWaiting finishes a waiting job canceled, audits it and notifies its
 // waiters in one statement (cancel_waiting.sql).
 func (e *executor) CancelWaiting(ctx context.Context, p spine.CancelParams) error {
-	return e.cancelWrite(ctx, qCancelWaiting, pgx.StrictNamedArgs{
+	return e.cancelWrite(ctx, qCancelWaiting, namedArgs{
 		"job_id": p.JobID, "by": p.By, "reason": p.Reason, "now": timeArg(p.Now),
 		"done_channel": e.d.doneChannel,
 	})
@@ -43,13 +43,13 @@ func (e *executor) CancelWaiting(ctx context.Context, p spine.CancelParams) erro
 // CancelMark marks a running job and audits it in one statement
 // (cancel_mark.sql).
 func (e *executor) CancelMark(ctx context.Context, p spine.CancelParams) error {
-	return e.cancelWrite(ctx, qCancelMark, pgx.StrictNamedArgs{
+	return e.cancelWrite(ctx, qCancelMark, namedArgs{
 		"job_id": p.JobID, "by": p.By, "reason": p.Reason, "now": timeArg(p.Now),
 	})
 }
 
 // cancelWrite runs one of the cancel writes, which return the job's id.
-func (e *executor) cancelWrite(ctx context.Context, query string, args pgx.StrictNamedArgs) error {
+func (e *executor) cancelWrite(ctx context.Context, query string, args namedArgs) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var id uuid.UUID
@@ -67,7 +67,7 @@ func (e *executor) cancelWrite(ctx context.Context, query string, args pgx.Stric
 // rules answer ErrNotFound for it).
 func finishedStatus(ctx context.Context, q querier, workspace string, id uuid.UUID) (spine.Status, error) {
 	var status string
-	err := q.QueryRow(ctx, qFinishedStatus, pgx.StrictNamedArgs{
+	err := q.QueryRow(ctx, qFinishedStatus, namedArgs{
 		"job_id": id, "workspace": workspace,
 	}).Scan(&status)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -94,7 +94,7 @@ func (e *executor) ReopenLock(ctx context.Context, workspace string, id uuid.UUI
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var status string
-	err := e.q.QueryRow(ctx, qReopenLock, pgx.StrictNamedArgs{
+	err := e.q.QueryRow(ctx, qReopenLock, namedArgs{
 		"job_id": id, "workspace": workspace,
 	}).Scan(&status)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -110,7 +110,7 @@ func (e *executor) ReopenLock(ctx context.Context, workspace string, id uuid.UUI
 // or running, or "" when the workspace has no such job.
 func readLive(ctx context.Context, q querier, workspace string, id uuid.UUID) (spine.Status, error) {
 	var running bool
-	err := q.QueryRow(ctx, qLiveStatus, pgx.StrictNamedArgs{
+	err := q.QueryRow(ctx, qLiveStatus, namedArgs{
 		"job_id": id, "workspace": workspace,
 	}).Scan(&running)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -128,7 +128,7 @@ func (e *executor) Reopen(ctx context.Context, p spine.ReopenParams) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var id uuid.UUID
-	err := e.q.QueryRow(ctx, qReopen, pgx.StrictNamedArgs{
+	err := e.q.QueryRow(ctx, qReopen, namedArgs{
 		"job_id": p.JobID, "by": p.By, "reason": p.Reason, "now": timeArg(p.Now), "channel": e.d.channel,
 	}).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -36,7 +36,7 @@ var (
 func (e *executor) CatalogPutSource(ctx context.Context, src catalog.Source) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qCatalogPutSource, pgx.StrictNamedArgs{
+	_, err := e.q.Exec(ctx, qCatalogPutSource, namedArgs{
 		"workspace": src.Workspace, "id": src.ID, "url": src.URL, "branch": src.Branch,
 		"hook_secret": src.HookSecret, "now": timeArg(src.CreatedAt),
 	})
@@ -47,7 +47,7 @@ func (e *executor) CatalogPutSource(ctx context.Context, src catalog.Source) err
 func (e *executor) CatalogGetSource(ctx context.Context, workspace, id string) (catalog.Source, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qCatalogGetSource, pgx.StrictNamedArgs{"workspace": workspace, "id": id})
+	rows, err := e.q.Query(ctx, qCatalogGetSource, namedArgs{"workspace": workspace, "id": id})
 	if err != nil {
 		return catalog.Source{}, err
 	}
@@ -63,7 +63,7 @@ func (e *executor) CatalogGetSource(ctx context.Context, workspace, id string) (
 func (e *executor) CatalogListSources(ctx context.Context, workspace string) ([]catalog.Source, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qCatalogListSources, pgx.StrictNamedArgs{"workspace": workspace})
+	rows, err := e.q.Query(ctx, qCatalogListSources, namedArgs{"workspace": workspace})
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (e *executor) CatalogListSources(ctx context.Context, workspace string) ([]
 func (e *executor) CatalogAppCommits(ctx context.Context, workspace string) ([]catalog.AppCommit, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qCatalogAppCommits, pgx.StrictNamedArgs{"workspace": workspace})
+	rows, err := e.q.Query(ctx, qCatalogAppCommits, namedArgs{"workspace": workspace})
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -100,7 +100,7 @@ func scanSource(row pgx.CollectableRow) (catalog.Source, error) {
 func (e *executor) CatalogSyncError(ctx context.Context, workspace, id, message string, now time.Time) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	tag, err := e.q.Exec(ctx, qCatalogSyncError, pgx.StrictNamedArgs{
+	tag, err := e.q.Exec(ctx, qCatalogSyncError, namedArgs{
 		"workspace": workspace, "id": id, "error": message, "now": timeArg(now),
 	})
 	if err != nil {
@@ -117,7 +117,7 @@ func (e *executor) CatalogSyncError(ctx context.Context, workspace, id, message 
 func (e *executor) CatalogSetHookSecret(ctx context.Context, workspace, id, secret string) (bool, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	tag, err := e.q.Exec(ctx, qCatalogSetHookSecret, pgx.StrictNamedArgs{
+	tag, err := e.q.Exec(ctx, qCatalogSetHookSecret, namedArgs{
 		"workspace": workspace, "id": id, "hook_secret": secret,
 	})
 	if err != nil {
@@ -135,7 +135,7 @@ func (e *executor) CatalogLockSource(ctx context.Context, workspace, id string) 
 	if err != nil {
 		return nil, err
 	}
-	args := pgx.StrictNamedArgs{"workspace": workspace, "id": id}
+	args := namedArgs{"workspace": workspace, "id": id}
 	if _, err := conn.Exec(ctx, qCatalogLockSource, args); err != nil {
 		conn.Release()
 		return nil, err

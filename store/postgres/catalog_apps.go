@@ -20,7 +20,7 @@ func (e *executor) CatalogApplyLock(ctx context.Context, workspace, id string) e
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var got string
-	err := e.q.QueryRow(ctx, qCatalogApplyLock, pgx.StrictNamedArgs{"workspace": workspace, "id": id}).Scan(&got)
+	err := e.q.QueryRow(ctx, qCatalogApplyLock, namedArgs{"workspace": workspace, "id": id}).Scan(&got)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return catalog.ErrNotFound
 	}
@@ -32,7 +32,7 @@ func (e *executor) CatalogApplyLock(ctx context.Context, workspace, id string) e
 func (e *executor) CatalogAppOwners(ctx context.Context, workspace, sourceID string, keys []string) ([]driver.CatalogAppOwner, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qCatalogAppOwners, pgx.StrictNamedArgs{
+	rows, err := e.q.Query(ctx, qCatalogAppOwners, namedArgs{
 		"workspace": workspace, "keys": keys, "source_id": sourceID,
 	})
 	if err != nil {
@@ -50,7 +50,7 @@ func (e *executor) CatalogAppOwners(ctx context.Context, workspace, sourceID str
 func (e *executor) CatalogDeleteApps(ctx context.Context, workspace, sourceID string) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qCatalogDeleteApps, pgx.StrictNamedArgs{"workspace": workspace, "source_id": sourceID})
+	_, err := e.q.Exec(ctx, qCatalogDeleteApps, namedArgs{"workspace": workspace, "source_id": sourceID})
 	return translate(err)
 }
 
@@ -83,15 +83,15 @@ func (e *executor) CatalogInsertApps(ctx context.Context, p catalog.SyncParams) 
 func (e *executor) CatalogSourceSynced(ctx context.Context, workspace, id, commit string, now time.Time) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qCatalogSourceSynced, pgx.StrictNamedArgs{
+	_, err := e.q.Exec(ctx, qCatalogSourceSynced, namedArgs{
 		"workspace": workspace, "id": id, "commit_sha": commit, "now": timeArg(now),
 	})
 	return translate(err)
 }
 
-func appArgs(p catalog.SyncParams, app catalog.App) pgx.StrictNamedArgs {
+func appArgs(p catalog.SyncParams, app catalog.App) namedArgs {
 	memory, pids, cpu := app.Limits.Columns()
-	return pgx.StrictNamedArgs{
+	return namedArgs{
 		"workspace": p.Workspace, "app_key": app.Key, "source_id": p.SourceID, "commit_sha": p.Commit,
 		"entrypoint": app.Entrypoint, "runtime": app.Runtime, "timeout_ms": app.Timeout.Milliseconds(),
 		"tag": app.Tag, "max_attempts": app.Retry.MaxAttempts, "backoff_ms": app.Retry.Backoff.Milliseconds(),
@@ -101,9 +101,9 @@ func appArgs(p catalog.SyncParams, app catalog.App) pgx.StrictNamedArgs {
 	}
 }
 
-func actionArgs(workspace, appKey string, a catalog.Action) pgx.StrictNamedArgs {
+func actionArgs(workspace, appKey string, a catalog.Action) namedArgs {
 	o := catalog.OverridesOf(a)
-	return pgx.StrictNamedArgs{
+	return namedArgs{
 		"workspace": workspace, "app_key": appKey, "action_key": a.Key,
 		"input_schema": jsonArg(a.InputSchema), "output_schema": jsonArg(a.OutputSchema),
 		"timeout_ms": o.TimeoutMS, "tag": o.Tag, "max_attempts": o.MaxAttempts,
@@ -129,7 +129,7 @@ func (e *executor) CatalogListApps(ctx context.Context, workspace, appKey string
 		defer tx.Rollback(ctx) //nolint:errcheck // read-only
 		q = tx
 	}
-	args := pgx.StrictNamedArgs{"workspace": workspace, "app_key": appKey}
+	args := namedArgs{"workspace": workspace, "app_key": appKey}
 	rows, err := q.Query(ctx, qCatalogListApps, args)
 	if err != nil {
 		return nil, nil, translate(err)

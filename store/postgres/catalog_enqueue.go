@@ -16,7 +16,7 @@ func (e *executor) ResolveAction(ctx context.Context, workspace, appKey, actionK
 	var gotKey *string
 	var a catalog.Action
 	var o catalog.Overrides
-	app, err := scanApp(e.q.QueryRow(ctx, qCatalogResolveAction, pgx.StrictNamedArgs{
+	app, err := scanApp(e.q.QueryRow(ctx, qCatalogResolveAction, namedArgs{
 		"workspace": workspace, "app_key": appKey, "action_key": actionKey,
 	}), &gotKey, &a.InputSchema, &a.OutputSchema, &o.TimeoutMS, &o.Tag, &o.MaxAttempts, &o.BackoffMS, &o.BackoffFactor,
 		&o.LimitMemory, &o.LimitPids, &o.LimitCPU, &o.Env, &o.Warm)

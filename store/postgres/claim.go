@@ -23,7 +23,7 @@ import (
 func (e *executor) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	args := pgx.StrictNamedArgs{
+	args := namedArgs{
 		"tags":   p.Tags,
 		"limit":  p.Limit,
 		"now":    timeArg(p.Now),
@@ -113,7 +113,7 @@ func (e *executor) Heartbeat(ctx context.Context, p spine.HeartbeatParams) ([]sp
 	}
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qHeartbeat, pgx.StrictNamedArgs{
+	rows, err := e.q.Query(ctx, qHeartbeat, namedArgs{
 		"job_ids":      ids,
 		"claim_tokens": tokens,
 		"now":          timeArg(p.Now),

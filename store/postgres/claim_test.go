@@ -29,7 +29,7 @@ func TestClaimPlanUsesClaimIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tags := range [][]string{{"tag1"}, {"tag1", "tag2", "nobody"}} {
-		plan := explain(t, s, qClaim, pgx.StrictNamedArgs{"tags": tags, "limit": 10, "now": nil, "worker": "w"})
+		plan := explain(t, s, qClaim, namedArgs{"tags": tags, "limit": 10, "now": nil, "worker": "w"})
 		if !strings.Contains(plan, "job_queue_claim") {
 			t.Errorf("claim on %v does not use job_queue_claim:\n%s", tags, plan)
 		}
@@ -41,7 +41,7 @@ func TestClaimPlanUsesClaimIndex(t *testing.T) {
 
 // explain returns the plan of a query with its named arguments, run
 // inside a rolled-back transaction (EXPLAIN ANALYZE would execute it).
-func explain(t *testing.T, s *Driver, query string, args pgx.StrictNamedArgs) string {
+func explain(t *testing.T, s *Driver, query string, args namedArgs) string {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := s.pool.Begin(ctx)
@@ -82,10 +82,10 @@ func TestLeaseLocksProbeByKey(t *testing.T) {
 	}
 	for name, q := range map[string]struct {
 		sql  string
-		args pgx.StrictNamedArgs
+		args namedArgs
 	}{
-		"complete batch": {qCompleteBatch, pgx.StrictNamedArgs{"job_ids": ids, "claim_tokens": tokens, "results": results, "nows": nows, "tails": make([]string, n), "done_channel": s.doneChannel}},
-		"heartbeat":      {qHeartbeat, pgx.StrictNamedArgs{"job_ids": ids, "claim_tokens": tokens, "now": nil}},
+		"complete batch": {qCompleteBatch, namedArgs{"job_ids": ids, "claim_tokens": tokens, "results": results, "nows": nows, "tails": make([]string, n), "done_channel": s.doneChannel}},
+		"heartbeat":      {qHeartbeat, namedArgs{"job_ids": ids, "claim_tokens": tokens, "now": nil}},
 	} {
 		plan := explain(t, s, q.sql, q.args)
 		if under := planBelow(plan, "LockRows"); !strings.Contains(under, "Index Scan using job_queue_pkey on job_queue") {

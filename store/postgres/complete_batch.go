@@ -34,7 +34,7 @@ func (e *executor) CompleteBatch(ctx context.Context, cs []spine.CompleteParams)
 	}
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qCompleteBatch, pgx.StrictNamedArgs{
+	rows, err := e.q.Query(ctx, qCompleteBatch, namedArgs{
 		"job_ids": ids, "claim_tokens": tokens, "results": results, "nows": nows, "tails": tails, "done_channel": e.d.doneChannel,
 	})
 	if err != nil {

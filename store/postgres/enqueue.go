@@ -47,7 +47,7 @@ func (e *executor) EnqueueInsert(ctx context.Context, p spine.EnqueueParams, not
 // batch's implicit transaction commits without waiting for its WAL flush,
 // which the claim's commit (or Sync) does later (spine.EnqueueParams.Unsynced).
 // One round trip, as the plain insert.
-func (e *executor) enqueueUnsynced(ctx context.Context, args pgx.StrictNamedArgs, res *spine.EnqueueResult) error {
+func (e *executor) enqueueUnsynced(ctx context.Context, args namedArgs, res *spine.EnqueueResult) error {
 	batch := &pgx.Batch{}
 	batch.Queue(asyncCommit)
 	batch.Queue(qEnqueue, args)
@@ -115,9 +115,9 @@ func (e *executor) EnqueueCoalesceRelease(ctx context.Context, p spine.EnqueuePa
 
 // coalesceArgs name p's coalesce scope and its pin, as enqueue.sql stores
 // it, for enqueue_coalesce.sql and enqueue_coalesce_release.sql.
-func coalesceArgs(p spine.EnqueueParams) pgx.StrictNamedArgs {
+func coalesceArgs(p spine.EnqueueParams) namedArgs {
 	memory, pids, cpu := p.Pin.Limits.Columns()
-	return pgx.StrictNamedArgs{
+	return namedArgs{
 		"workspace":          p.Workspace,
 		"app_key":            p.Pin.AppKey,
 		"action_key":         p.Pin.ActionKey,
@@ -142,13 +142,13 @@ func coalesceArgs(p spine.EnqueueParams) pgx.StrictNamedArgs {
 }
 
 // insertArgs are enqueue.sql's arguments for one prepared job.
-func insertArgs(p spine.EnqueueParams, channel string, notify bool) pgx.StrictNamedArgs {
+func insertArgs(p spine.EnqueueParams, channel string, notify bool) namedArgs {
 	var coalesceKey any
 	if p.CoalesceKey != "" {
 		coalesceKey = p.CoalesceKey
 	}
 	memory, pids, cpu := p.Pin.Limits.Columns()
-	args := pgx.StrictNamedArgs{
+	args := namedArgs{
 		"id":             p.ID,
 		"workspace":      p.Workspace,
 		"trigger_kind":   string(p.TriggerKind),

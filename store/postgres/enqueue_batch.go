@@ -17,7 +17,7 @@ import (
 func (e *executor) EnqueueInsertBatch(ctx context.Context, ps []spine.EnqueueParams, tags []string) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	notify := pgx.StrictNamedArgs{"channel": e.d.channel, "payloads": tags}
+	notify := namedArgs{"channel": e.d.channel, "payloads": tags}
 	if len(ps) == 0 {
 		_, err := e.q.Exec(ctx, qNotify, notify)
 		return translate(err)
@@ -51,7 +51,7 @@ func (e *executor) EnqueueInsertBatch(ctx context.Context, ps []spine.EnqueuePar
 		envs[i], warms[i] = spine.EnvColumn(p.Pin.Env), spine.WarmColumn(p.Pin.Warm)
 	}
 	batch := &pgx.Batch{}
-	batch.Queue(qEnqueueBatch, pgx.StrictNamedArgs{
+	batch.Queue(qEnqueueBatch, namedArgs{
 		"ids": ids, "workspaces": workspaces, "trigger_kinds": kinds, "trigger_refs": refs,
 		"created_bys": bys, "nows": nows, "scheduled_fors": scheduled, "inputs": inputs,
 		"git_source_ids": sources, "commit_shas": shas, "app_keys": apps, "action_keys": actions,

@@ -37,7 +37,7 @@ func (e *executor) EventsAfter(ctx context.Context, workspace string, after int6
 	if upto <= after {
 		return nil, nil
 	}
-	rows, err := e.q.Query(ctx, qEventsAfter, pgx.StrictNamedArgs{
+	rows, err := e.q.Query(ctx, qEventsAfter, namedArgs{
 		"workspace": workspace, "after": after, "upto": upto, "limit": limit,
 	})
 	if err != nil {
@@ -119,7 +119,7 @@ func (e *executor) JobEvents(ctx context.Context, p driver.JobEvents) error {
 	}
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qEventsJobs, pgx.StrictNamedArgs{
+	_, err := e.q.Exec(ctx, qEventsJobs, namedArgs{
 		"type": string(p.Type), "ids": p.JobIDs, "now": timeArg(p.Now),
 	})
 	if err != nil {
@@ -134,7 +134,7 @@ var qEventsSource = mustQuery("events_source")
 func (e *executor) SourceEvent(ctx context.Context, p driver.SourceEvent) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qEventsSource, pgx.StrictNamedArgs{
+	_, err := e.q.Exec(ctx, qEventsSource, namedArgs{
 		"type": string(p.Type), "workspace": p.Workspace, "subject": p.SourceID,
 		"time": timeArg(p.Time), "data": string(p.Data),
 	})

@@ -17,7 +17,7 @@ var (
 func (e *executor) EventsRecent(ctx context.Context, workspace string, limit int) ([]events.Event, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qEventsRecent, pgx.StrictNamedArgs{"workspace": workspace, "limit": limit})
+	rows, err := e.q.Query(ctx, qEventsRecent, namedArgs{"workspace": workspace, "limit": limit})
 	if err != nil {
 		return nil, translate(err)
 	}

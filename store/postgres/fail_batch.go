@@ -34,7 +34,7 @@ func (e *executor) LockLeases(ctx context.Context, ls []driver.LeaseAt) (map[spi
 	}
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qLockLeases, pgx.StrictNamedArgs{"job_ids": ids, "claim_tokens": tokens, "nows": nows})
+	rows, err := e.q.Query(ctx, qLockLeases, namedArgs{"job_ids": ids, "claim_tokens": tokens, "nows": nows})
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -78,7 +78,7 @@ func (e *executor) WriteFailures(ctx context.Context, fs []driver.Failure) ([]sp
 	}
 	if len(finished) > 0 {
 		// One coalesced completion wake-up for the whole transaction.
-		batch.Queue(qNotify, pgx.StrictNamedArgs{"channel": e.d.doneChannel, "payloads": donePayloads(finished)})
+		batch.Queue(qNotify, namedArgs{"channel": e.d.doneChannel, "payloads": donePayloads(finished)})
 	}
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()

@@ -39,8 +39,8 @@ func textArg(s string) any {
 
 // completeArgs are complete.sql's arguments; notify says whether the
 // statement wakes the job's waiters itself.
-func (s *Driver) completeArgs(l spine.Lease, status spine.Status, result, jobErr, now any, notify bool) pgx.StrictNamedArgs {
-	return pgx.StrictNamedArgs{
+func (s *Driver) completeArgs(l spine.Lease, status spine.Status, result, jobErr, now any, notify bool) namedArgs {
+	return namedArgs{
 		"job_id":       l.JobID,
 		"claim_token":  l.ClaimToken,
 		"status":       string(status),
@@ -65,7 +65,7 @@ func (e *executor) LockLease(ctx context.Context, l spine.Lease, now time.Time) 
 		backoffMS   int64
 		factor      float64
 	)
-	err := e.q.QueryRow(ctx, qLockLease, pgx.StrictNamedArgs{
+	err := e.q.QueryRow(ctx, qLockLease, namedArgs{
 		"job_id": l.JobID, "claim_token": l.ClaimToken, "now": timeArg(now),
 	}).Scan(&st.Attempt, &st.Canceled, &maxAttempts, &backoffMS, &factor, &st.Now)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -92,8 +92,8 @@ func (e *executor) Requeue(ctx context.Context, r driver.Requeue) error {
 }
 
 // requeueArgs are requeue.sql's arguments.
-func (s *Driver) requeueArgs(r driver.Requeue) pgx.StrictNamedArgs {
-	return pgx.StrictNamedArgs{
+func (s *Driver) requeueArgs(r driver.Requeue) namedArgs {
+	return namedArgs{
 		"job_id":        r.JobID,
 		"claim_token":   r.ClaimToken,
 		"attempt_step":  r.AttemptStep,

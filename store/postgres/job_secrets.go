@@ -3,8 +3,6 @@ package postgres
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/windforce/windforce/spine"
 )
 
@@ -16,7 +14,7 @@ func (e *executor) JobSetSecrets(ctx context.Context, lease spine.Lease, secrets
 	if secrets == nil {
 		secrets = []string{}
 	}
-	tag, err := e.q.Exec(ctx, qJobSetSecrets, pgx.StrictNamedArgs{
+	tag, err := e.q.Exec(ctx, qJobSetSecrets, namedArgs{
 		"job_id": lease.JobID, "claim_token": lease.ClaimToken, "secrets": secrets,
 	})
 	if err != nil {

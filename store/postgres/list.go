@@ -54,7 +54,7 @@ func (e *executor) ListJobs(ctx context.Context, p spine.ListJobsParams) ([]spin
 	if rareOnly(p.Statuses) {
 		query = qListJobsRare
 	}
-	rows, err := e.q.Query(ctx, query, pgx.StrictNamedArgs{
+	rows, err := e.q.Query(ctx, query, namedArgs{
 		"workspace": p.Workspace, "after_at": p.After.CreatedAt, "after_id": p.After.ID,
 		"app": p.App, "action": p.Action, "tag": p.Tag, "trigger": string(p.Trigger),
 		"statuses": statuses, "limit": p.Limit,
@@ -73,7 +73,7 @@ func (e *executor) ListJobs(ctx context.Context, p spine.ListJobsParams) ([]spin
 func (e *executor) CountJobs(ctx context.Context, workspace string) (map[spine.Status]int64, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qCountJobs, pgx.StrictNamedArgs{"workspace": workspace})
+	rows, err := e.q.Query(ctx, qCountJobs, namedArgs{"workspace": workspace})
 	if err != nil {
 		return nil, translate(err)
 	}

@@ -64,7 +64,7 @@ func apply(ctx context.Context, tx pgx.Tx, m migrate.Migration) error {
 	if _, err := tx.Exec(ctx, m.SQL); err != nil {
 		return fmt.Errorf("apply migration %04d_%s: %w", m.Version, m.Name, err)
 	}
-	if _, err := tx.Exec(ctx, qMigrateRecord, pgx.StrictNamedArgs{"version": m.Version, "name": m.Name}); err != nil {
+	if _, err := tx.Exec(ctx, qMigrateRecord, namedArgs{"version": m.Version, "name": m.Name}); err != nil {
 		return fmt.Errorf("record migration %04d_%s: %w", m.Version, m.Name, err)
 	}
 	return nil

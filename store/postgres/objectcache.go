@@ -49,8 +49,8 @@ func (c *ObjectCache) SetBeforeMarker(fn objectcache.BeforeMarkerFunc) {
 	c.beforeMarker = fn
 }
 
-func keyArgs(k objectcache.Key) pgx.StrictNamedArgs {
-	return pgx.StrictNamedArgs{"workspace": k.Workspace, "source_id": k.Source, "commit_sha": k.Commit}
+func keyArgs(k objectcache.Key) namedArgs {
+	return namedArgs{"workspace": k.Workspace, "source_id": k.Source, "commit_sha": k.Commit}
 }
 
 // Has reports whether the tree's marker row exists.

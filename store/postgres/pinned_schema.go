@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // A job's pinned schemas are stored once per content in job_schema
@@ -60,7 +58,7 @@ func (s *schemaSet) add(v json.RawMessage) *string {
 }
 
 // schemaArgs are the job_schema arguments of enqueue.sql for one pin.
-func schemaArgs(args pgx.StrictNamedArgs, in, out json.RawMessage) {
+func schemaArgs(args namedArgs, in, out json.RawMessage) {
 	args["input_schema_hash"], args["input_schema"] = schemaHash(in), jsonArg(in)
 	args["output_schema_hash"], args["output_schema"] = schemaHash(out), jsonArg(out)
 	args["schema_touch_ms"] = schemaTouch.Milliseconds()

@@ -16,7 +16,7 @@ import (
 func (e *executor) GetJob(ctx context.Context, workspace string, id uuid.UUID) (spine.Job, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qGetJob, pgx.StrictNamedArgs{"job_id": id, "workspace": workspace})
+	rows, err := e.q.Query(ctx, qGetJob, namedArgs{"job_id": id, "workspace": workspace})
 	if err != nil {
 		return spine.Job{}, translate(err)
 	}
@@ -86,7 +86,7 @@ func (e *executor) AppendLog(ctx context.Context, p spine.AppendLogParams) error
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var seq int64
-	err := e.q.QueryRow(ctx, qAppendLog, pgx.StrictNamedArgs{
+	err := e.q.QueryRow(ctx, qAppendLog, namedArgs{
 		"job_id": p.JobID, "claim_token": p.ClaimToken, "data": p.Data, "now": timeArg(p.Now),
 	}).Scan(&seq)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -100,7 +100,7 @@ func (e *executor) AppendLog(ctx context.Context, p spine.AppendLogParams) error
 func (e *executor) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([]spine.LogChunk, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qLogs, pgx.StrictNamedArgs{"job_id": jobID, "after_seq": afterSeq})
+	rows, err := e.q.Query(ctx, qLogs, namedArgs{"job_id": jobID, "after_seq": afterSeq})
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -119,7 +119,7 @@ func (e *executor) Logs(ctx context.Context, jobID uuid.UUID, afterSeq int64) ([
 func (e *executor) Audit(ctx context.Context, jobID uuid.UUID) ([]spine.AuditEntry, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qAudit, pgx.StrictNamedArgs{"job_id": jobID})
+	rows, err := e.q.Query(ctx, qAudit, namedArgs{"job_id": jobID})
 	if err != nil {
 		return nil, translate(err)
 	}

@@ -14,7 +14,7 @@ import (
 func (e *executor) ReapLock(ctx context.Context, p driver.ReapLockParams) ([]driver.Zombie, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qReapLock, pgx.StrictNamedArgs{
+	rows, err := e.q.Query(ctx, qReapLock, namedArgs{
 		"now":               timeArg(p.Now),
 		"zombie_timeout_ms": p.ZombieTimeout.Milliseconds(),
 		"limit":             p.Limit,
@@ -73,8 +73,8 @@ func (e *executor) ReapFinish(ctx context.Context, b driver.ReapBatch) (failed, 
 }
 
 // reapArgs are the arguments reap_requeue.sql and reap_finish.sql share.
-func reapArgs(b driver.ReapBatch) pgx.StrictNamedArgs {
-	return pgx.StrictNamedArgs{
+func reapArgs(b driver.ReapBatch) namedArgs {
+	return namedArgs{
 		"job_ids":           b.JobIDs,
 		"claim_tokens":      b.ClaimTokens,
 		"errors":            b.Errors,

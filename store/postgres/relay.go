@@ -56,7 +56,7 @@ func (e *executor) RelayLockCursor(ctx context.Context, wait bool) (int64, bool,
 func (e *executor) RelaySetCursor(ctx context.Context, seq int64) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qRelaySetCursor, pgx.StrictNamedArgs{"seq": seq})
+	_, err := e.q.Exec(ctx, qRelaySetCursor, namedArgs{"seq": seq})
 	return translate(err)
 }
 
@@ -73,7 +73,7 @@ func (e *executor) DeliveryInsert(ctx context.Context, ds []sink.Delivery, now t
 	}
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qDeliveryInsert, pgx.StrictNamedArgs{
+	_, err := e.q.Exec(ctx, qDeliveryInsert, namedArgs{
 		"workspaces": ws, "sink_ids": sinks, "seqs": seqs, "ids": ids, "types": types,
 		"subjects": subjects, "now": timeArg(now),
 	})
@@ -84,7 +84,7 @@ func (e *executor) DeliveryInsert(ctx context.Context, ds []sink.Delivery, now t
 func (e *executor) DeliveryClaim(ctx context.Context, p driver.DeliveryClaimParams) ([]sink.Claimed, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qDeliveryClaim, pgx.StrictNamedArgs{
+	rows, err := e.q.Query(ctx, qDeliveryClaim, namedArgs{
 		"workspace": p.Workspace, "sink_id": p.SinkID, "now": timeArg(p.Now), "lease": p.Lease,
 		"lease_ms": p.LeaseFor.Milliseconds(), "limit": p.Limit,
 	})
@@ -116,7 +116,7 @@ func (e *executor) DeliveryClaim(ctx context.Context, p driver.DeliveryClaimPara
 func (e *executor) DeliverySettle(ctx context.Context, p driver.DeliverySettleParams) (bool, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	tag, err := e.q.Exec(ctx, qDeliverySettle, pgx.StrictNamedArgs{
+	tag, err := e.q.Exec(ctx, qDeliverySettle, namedArgs{
 		"workspace": p.Workspace, "sink_id": p.SinkID, "event_seq": p.EventSeq, "lease": p.Lease,
 		"status": string(p.Status), "next_attempt_at": timeArg(p.NextAttemptAt),
 		"last_error": p.LastError, "now": timeArg(p.Now),
@@ -131,7 +131,7 @@ func (e *executor) DeliverySettle(ctx context.Context, p driver.DeliverySettlePa
 func (e *executor) DeliveryRetryNow(ctx context.Context, workspace, sinkID string, now time.Time) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qDeliveryRetry, pgx.StrictNamedArgs{"workspace": workspace, "sink_id": sinkID, "now": timeArg(now)})
+	_, err := e.q.Exec(ctx, qDeliveryRetry, namedArgs{"workspace": workspace, "sink_id": sinkID, "now": timeArg(now)})
 	return translate(err)
 }
 
@@ -148,7 +148,7 @@ func (e *executor) OutboxSweep(ctx context.Context, before time.Time, limit int)
 func (e *executor) sweepBatch(ctx context.Context, q string, before time.Time, limit int) (int, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	tag, err := e.q.Exec(ctx, q, pgx.StrictNamedArgs{"before": before, "limit": limit})
+	tag, err := e.q.Exec(ctx, q, namedArgs{"before": before, "limit": limit})
 	if err != nil {
 		return 0, translate(err)
 	}

@@ -28,7 +28,7 @@ func (e *executor) RequeueJobLock(ctx context.Context, workspace string, id uuid
 		input     []byte
 		scheduled time.Time
 	)
-	err := e.q.QueryRow(ctx, qRequeueJobLock, pgx.StrictNamedArgs{"job_id": id, "workspace": workspace}).Scan(
+	err := e.q.QueryRow(ctx, qRequeueJobLock, namedArgs{"job_id": id, "workspace": workspace}).Scan(
 		&running, &trigger, &r.TriggerRef, &r.CreatedBy, &input, &r.App, &r.Action,
 		&r.Priority, &scheduled, &r.CoalesceKey)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -30,7 +30,7 @@ var (
 func (e *executor) ScheduleCreate(ctx context.Context, sc schedule.Schedule) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qScheduleCreate, pgx.StrictNamedArgs{
+	_, err := e.q.Exec(ctx, qScheduleCreate, namedArgs{
 		"id": sc.ID, "workspace": sc.Workspace, "app_key": sc.App, "action_key": sc.Action,
 		"cron": sc.Cron, "timezone": sc.Timezone, "input": jsonArg(sc.Input),
 		"no_overlap": sc.NoOverlap, "enabled": sc.Enabled, "next_run_at": sc.NextRunAt,
@@ -43,7 +43,7 @@ func (e *executor) ScheduleCreate(ctx context.Context, sc schedule.Schedule) err
 func (e *executor) ScheduleList(ctx context.Context, workspace string) ([]schedule.Schedule, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qScheduleList, pgx.StrictNamedArgs{"workspace": workspace})
+	rows, err := e.q.Query(ctx, qScheduleList, namedArgs{"workspace": workspace})
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -54,7 +54,7 @@ func (e *executor) ScheduleList(ctx context.Context, workspace string) ([]schedu
 func (e *executor) ScheduleGet(ctx context.Context, workspace string, id uuid.UUID) (schedule.Schedule, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qScheduleGet, pgx.StrictNamedArgs{"workspace": workspace, "id": id})
+	rows, err := e.q.Query(ctx, qScheduleGet, namedArgs{"workspace": workspace, "id": id})
 	if err != nil {
 		return schedule.Schedule{}, translate(err)
 	}
@@ -69,7 +69,7 @@ func (e *executor) ScheduleGet(ctx context.Context, workspace string, id uuid.UU
 func (e *executor) ScheduleDue(ctx context.Context, now time.Time, limit int) ([]schedule.Schedule, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qScheduleDue, pgx.StrictNamedArgs{"now": timeArg(now), "limit": limit})
+	rows, err := e.q.Query(ctx, qScheduleDue, namedArgs{"now": timeArg(now), "limit": limit})
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -80,7 +80,7 @@ func (e *executor) ScheduleDue(ctx context.Context, now time.Time, limit int) ([
 func (e *executor) ScheduleSetEnabled(ctx context.Context, workspace string, id uuid.UUID, enabled bool, nextRunAt time.Time) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	tag, err := e.q.Exec(ctx, qScheduleSetEnabled, pgx.StrictNamedArgs{
+	tag, err := e.q.Exec(ctx, qScheduleSetEnabled, namedArgs{
 		"workspace": workspace, "id": id, "enabled": enabled, "next_run_at": timeArg(nextRunAt),
 	})
 	if err != nil {
@@ -96,7 +96,7 @@ func (e *executor) ScheduleSetEnabled(ctx context.Context, workspace string, id 
 func (e *executor) ScheduleDelete(ctx context.Context, workspace string, id uuid.UUID) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	tag, err := e.q.Exec(ctx, qScheduleDelete, pgx.StrictNamedArgs{"workspace": workspace, "id": id})
+	tag, err := e.q.Exec(ctx, qScheduleDelete, namedArgs{"workspace": workspace, "id": id})
 	if err != nil {
 		return translate(err)
 	}
@@ -113,7 +113,7 @@ func (e *executor) ScheduleFire(ctx context.Context, id uuid.UUID, tick, next ti
 	defer cancel()
 	var r driver.ScheduleFired
 	var input []byte
-	err := e.q.QueryRow(ctx, qScheduleFire, pgx.StrictNamedArgs{"id": id, "tick": tick, "next": next}).
+	err := e.q.QueryRow(ctx, qScheduleFire, namedArgs{"id": id, "tick": tick, "next": next}).
 		Scan(&r.Workspace, &r.App, &r.Action, &input, &r.NoOverlap, &r.LastJobID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return driver.ScheduleFired{}, false, nil
@@ -130,7 +130,7 @@ func (e *executor) ScheduleJobLive(ctx context.Context, job uuid.UUID) (bool, er
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var live bool
-	if err := e.q.QueryRow(ctx, qScheduleJobLive, pgx.StrictNamedArgs{"job_id": job}).Scan(&live); err != nil {
+	if err := e.q.QueryRow(ctx, qScheduleJobLive, namedArgs{"job_id": job}).Scan(&live); err != nil {
 		return false, translate(err)
 	}
 	return live, nil
@@ -140,7 +140,7 @@ func (e *executor) ScheduleJobLive(ctx context.Context, job uuid.UUID) (bool, er
 func (e *executor) ScheduleSetJob(ctx context.Context, id, job uuid.UUID) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qScheduleSetJob, pgx.StrictNamedArgs{"id": id, "job_id": job})
+	_, err := e.q.Exec(ctx, qScheduleSetJob, namedArgs{"id": id, "job_id": job})
 	return translate(err)
 }
 
@@ -148,7 +148,7 @@ func (e *executor) ScheduleSetJob(ctx context.Context, id, job uuid.UUID) error 
 func (e *executor) ScheduleHandOver(ctx context.Context, oldJob, newJob uuid.UUID) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qScheduleHandOver, pgx.StrictNamedArgs{"old_id": oldJob, "new_id": newJob})
+	_, err := e.q.Exec(ctx, qScheduleHandOver, namedArgs{"old_id": oldJob, "new_id": newJob})
 	return translate(err)
 }
 

@@ -30,13 +30,13 @@ func (e *executor) SecretNextVersion(ctx context.Context, workspace, name string
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var v int64
-	err := e.q.QueryRow(ctx, qSecretNextVersion, pgx.StrictNamedArgs{"workspace": workspace, "name": name}).Scan(&v)
+	err := e.q.QueryRow(ctx, qSecretNextVersion, namedArgs{"workspace": workspace, "name": name}).Scan(&v)
 	return v, translate(err)
 }
 
 // secretArgs binds the row r.
-func secretArgs(r driver.SecretRow) pgx.StrictNamedArgs {
-	return pgx.StrictNamedArgs{
+func secretArgs(r driver.SecretRow) namedArgs {
+	return namedArgs{
 		"workspace": r.Workspace, "name": r.Name, "version": r.Version, "description": r.Description,
 		"ciphertext": r.Ciphertext, "key_id": r.KeyID, "updated_by": r.UpdatedBy, "now": timeArg(r.Now),
 	}
@@ -73,7 +73,7 @@ func (e *executor) SecretDelete(ctx context.Context, workspace, name string) (in
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var v int64
-	err := e.q.QueryRow(ctx, qSecretDelete, pgx.StrictNamedArgs{"workspace": workspace, "name": name}).Scan(&v)
+	err := e.q.QueryRow(ctx, qSecretDelete, namedArgs{"workspace": workspace, "name": name}).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, false, nil
 	}
@@ -87,7 +87,7 @@ func (e *executor) SecretDelete(ctx context.Context, workspace, name string) (in
 func (e *executor) SecretList(ctx context.Context, workspace string) ([]secrets.Secret, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qSecretList, pgx.StrictNamedArgs{"workspace": workspace})
+	rows, err := e.q.Query(ctx, qSecretList, namedArgs{"workspace": workspace})
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -103,7 +103,7 @@ func (e *executor) SecretList(ctx context.Context, workspace string) ([]secrets.
 func (e *executor) SecretsSealed(ctx context.Context, workspace string, names []string) ([]secrets.Sealed, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qSecretsSealed, pgx.StrictNamedArgs{"workspace": workspace, "names": names})
+	rows, err := e.q.Query(ctx, qSecretsSealed, namedArgs{"workspace": workspace, "names": names})
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -117,7 +117,7 @@ func (e *executor) SecretsSealed(ctx context.Context, workspace string, names []
 func (e *executor) SecretAuditInsert(ctx context.Context, a secrets.AuditEntry) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qSecretAuditInsert, pgx.StrictNamedArgs{
+	_, err := e.q.Exec(ctx, qSecretAuditInsert, namedArgs{
 		"workspace": a.Workspace, "name": a.Name, "action": string(a.Action), "version": a.Version,
 		"actor": a.Actor, "at": timeArg(a.At),
 	})
@@ -128,7 +128,7 @@ func (e *executor) SecretAuditInsert(ctx context.Context, a secrets.AuditEntry) 
 func (e *executor) SecretAuditList(ctx context.Context, workspace string, before int64, limit int) ([]secrets.AuditEntry, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qSecretAuditList, pgx.StrictNamedArgs{"workspace": workspace, "before": before, "lim": limit})
+	rows, err := e.q.Query(ctx, qSecretAuditList, namedArgs{"workspace": workspace, "before": before, "lim": limit})
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -145,7 +145,7 @@ func (e *executor) SecretAuditList(ctx context.Context, workspace string, before
 func (e *executor) SecretRotateBatch(ctx context.Context, keyID, afterWorkspace, afterName string, limit int) ([]driver.SealedRow, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qSecretRotateBatch, pgx.StrictNamedArgs{
+	rows, err := e.q.Query(ctx, qSecretRotateBatch, namedArgs{
 		"key_id": keyID, "after_workspace": afterWorkspace, "after_name": afterName, "lim": limit,
 	})
 	if err != nil {
@@ -161,7 +161,7 @@ func (e *executor) SecretRotateBatch(ctx context.Context, keyID, afterWorkspace,
 func (e *executor) SecretReseal(ctx context.Context, workspace, name string, version int64, oldKeyID, newKeyID string, ciphertext []byte) (bool, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	tag, err := e.q.Exec(ctx, qSecretReseal, pgx.StrictNamedArgs{
+	tag, err := e.q.Exec(ctx, qSecretReseal, namedArgs{
 		"workspace": workspace, "name": name, "version": version,
 		"old_key_id": oldKeyID, "new_key_id": newKeyID, "ciphertext": ciphertext,
 	})

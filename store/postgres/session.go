@@ -21,7 +21,7 @@ var (
 func (e *executor) SessionDeleteExpired(ctx context.Context, now time.Time) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qSessionDeleteExpired, pgx.StrictNamedArgs{"now": now})
+	_, err := e.q.Exec(ctx, qSessionDeleteExpired, namedArgs{"now": now})
 	return translate(err)
 }
 
@@ -29,7 +29,7 @@ func (e *executor) SessionDeleteExpired(ctx context.Context, now time.Time) erro
 func (e *executor) SessionInsert(ctx context.Context, s auth.Session) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qSessionInsert, pgx.StrictNamedArgs{
+	_, err := e.q.Exec(ctx, qSessionInsert, namedArgs{
 		"id_hash": s.IDHash, "token_hash": s.TokenHash, "token_id": s.TokenID,
 		"now": s.CreatedAt, "expires_at": s.ExpiresAt,
 	})
@@ -40,7 +40,7 @@ func (e *executor) SessionInsert(ctx context.Context, s auth.Session) error {
 func (e *executor) SessionByHash(ctx context.Context, idHash string) (auth.Session, bool, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qSessionByHash, pgx.StrictNamedArgs{"id_hash": idHash})
+	rows, err := e.q.Query(ctx, qSessionByHash, namedArgs{"id_hash": idHash})
 	if err != nil {
 		return auth.Session{}, false, err
 	}
@@ -60,6 +60,6 @@ func (e *executor) SessionByHash(ctx context.Context, idHash string) (auth.Sessi
 func (e *executor) SessionEnd(ctx context.Context, idHash string, now time.Time) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qSessionEnd, pgx.StrictNamedArgs{"id_hash": idHash, "now": now})
+	_, err := e.q.Exec(ctx, qSessionEnd, namedArgs{"id_hash": idHash, "now": now})
 	return translate(err)
 }

@@ -29,7 +29,7 @@ var (
 func (e *executor) DeliveryCounts(ctx context.Context, workspace, sinkID string) (map[sink.Status]int, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qDeliveryCnt, pgx.StrictNamedArgs{"workspace": workspace, "sink_id": sinkID})
+	rows, err := e.q.Query(ctx, qDeliveryCnt, namedArgs{"workspace": workspace, "sink_id": sinkID})
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -60,7 +60,7 @@ func (e *executor) SinkInsert(ctx context.Context, s sink.Sink) error {
 	}
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err = e.q.Exec(ctx, qSinkInsert, pgx.StrictNamedArgs{
+	_, err = e.q.Exec(ctx, qSinkInsert, namedArgs{
 		"workspace": s.Workspace, "id": s.ID, "kind": string(s.Kind), "url": s.URL,
 		"subject": s.Subject, "types": types, "secret": s.Secret, "enabled": s.Enabled,
 		"after_seq": s.AfterSeq, "created_by": s.CreatedBy, "now": timeArg(s.CreatedAt),
@@ -72,7 +72,7 @@ func (e *executor) SinkInsert(ctx context.Context, s sink.Sink) error {
 func (e *executor) SinkList(ctx context.Context, workspace string) ([]sink.Sink, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qSinkList, pgx.StrictNamedArgs{"workspace": workspace})
+	rows, err := e.q.Query(ctx, qSinkList, namedArgs{"workspace": workspace})
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -93,7 +93,7 @@ func (e *executor) SinkLock(ctx context.Context, workspace, id string) (sink.Sin
 func (e *executor) sinkOne(ctx context.Context, q, workspace, id string) (sink.Sink, bool, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, q, pgx.StrictNamedArgs{"workspace": workspace, "id": id})
+	rows, err := e.q.Query(ctx, q, namedArgs{"workspace": workspace, "id": id})
 	if err != nil {
 		return sink.Sink{}, false, translate(err)
 	}
@@ -112,7 +112,7 @@ func (e *executor) SinkUpdate(ctx context.Context, s sink.Sink) (bool, error) {
 	}
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	tag, err := e.q.Exec(ctx, qSinkUpdate, pgx.StrictNamedArgs{
+	tag, err := e.q.Exec(ctx, qSinkUpdate, namedArgs{
 		"workspace": s.Workspace, "id": s.ID, "url": s.URL, "subject": s.Subject,
 		"types": types, "enabled": s.Enabled, "secret": s.Secret, "now": timeArg(s.UpdatedAt),
 	})
@@ -126,7 +126,7 @@ func (e *executor) SinkUpdate(ctx context.Context, s sink.Sink) (bool, error) {
 func (e *executor) SinkDelete(ctx context.Context, workspace, id string) (bool, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	tag, err := e.q.Exec(ctx, qSinkDelete, pgx.StrictNamedArgs{"workspace": workspace, "id": id})
+	tag, err := e.q.Exec(ctx, qSinkDelete, namedArgs{"workspace": workspace, "id": id})
 	if err != nil {
 		return false, translate(err)
 	}
@@ -137,7 +137,7 @@ func (e *executor) SinkDelete(ctx context.Context, workspace, id string) (bool, 
 func (e *executor) DeliveryList(ctx context.Context, workspace, sinkID string, f sink.DeliveryFilter) ([]sink.Delivery, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	rows, err := e.q.Query(ctx, qDeliveryList, pgx.StrictNamedArgs{
+	rows, err := e.q.Query(ctx, qDeliveryList, namedArgs{
 		"workspace": workspace, "sink_id": sinkID, "status": string(f.Status),
 		"before": f.Before, "limit": f.Limit,
 	})

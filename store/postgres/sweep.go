@@ -16,7 +16,7 @@ func (e *executor) Sweep(ctx context.Context, before time.Time, limit int) (int,
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var n int
-	err := e.q.QueryRow(ctx, qSweep, pgx.StrictNamedArgs{
+	err := e.q.QueryRow(ctx, qSweep, namedArgs{
 		"before": before, "batch_size": limit,
 	}).Scan(&n)
 	return n, translate(err)
@@ -27,7 +27,7 @@ func (e *executor) Sweep(ctx context.Context, before time.Time, limit int) (int,
 func (e *executor) SweepSchemas(ctx context.Context) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qSweepSchemas, pgx.StrictNamedArgs{
+	_, err := e.q.Exec(ctx, qSweepSchemas, namedArgs{
 		"grace_ms": schemaGrace.Milliseconds(), "schema_touch_ms": schemaTouch.Milliseconds(),
 	})
 	return translate(err)
@@ -52,6 +52,6 @@ func (e *executor) Health(ctx context.Context) ([]spine.TagHealth, error) {
 func (e *executor) SetZombieTimeout(ctx context.Context, d time.Duration) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qSetZombieTimeout, pgx.StrictNamedArgs{"zombie_timeout_ms": d.Milliseconds()})
+	_, err := e.q.Exec(ctx, qSetZombieTimeout, namedArgs{"zombie_timeout_ms": d.Milliseconds()})
 	return translate(err)
 }

@@ -21,7 +21,7 @@ var (
 func (e *executor) WebhookPutSecret(ctx context.Context, workspace, app, action, secret string, now time.Time) (bool, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	tag, err := e.q.Exec(ctx, qWebhookPutSecret, pgx.StrictNamedArgs{
+	tag, err := e.q.Exec(ctx, qWebhookPutSecret, namedArgs{
 		"workspace": workspace, "app_key": app, "action_key": action, "secret": secret, "now": timeArg(now),
 	})
 	if err != nil {
@@ -36,7 +36,7 @@ func (e *executor) WebhookSecret(ctx context.Context, workspace, app, action str
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	var secret string
-	err := e.q.QueryRow(ctx, qWebhookSecret, pgx.StrictNamedArgs{
+	err := e.q.QueryRow(ctx, qWebhookSecret, namedArgs{
 		"workspace": workspace, "app_key": app, "action_key": action,
 	}).Scan(&secret)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -52,7 +52,7 @@ func (e *executor) WebhookSecret(ctx context.Context, workspace, app, action str
 func (e *executor) WebhookForget(ctx context.Context, before time.Time) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	_, err := e.q.Exec(ctx, qWebhookForget, pgx.StrictNamedArgs{"before": before})
+	_, err := e.q.Exec(ctx, qWebhookForget, namedArgs{"before": before})
 	return translate(err)
 }
 
@@ -60,7 +60,7 @@ func (e *executor) WebhookForget(ctx context.Context, before time.Time) error {
 func (e *executor) WebhookSeen(ctx context.Context, signature string, now time.Time) (bool, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	tag, err := e.q.Exec(ctx, qWebhookSeen, pgx.StrictNamedArgs{"signature": signature, "now": timeArg(now)})
+	tag, err := e.q.Exec(ctx, qWebhookSeen, namedArgs{"signature": signature, "now": timeArg(now)})
 	if err != nil {
 		return false, translate(err)
 	}
