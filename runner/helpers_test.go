@@ -185,10 +185,15 @@ func (h *harness) enqueue(j job) uuid.UUID {
 	return res.ID
 }
 
-// wait polls the job until it is finished.
+// wait polls the job until it is finished; its warm process (if any) is
+// back in the pool, or retired, by then (warmPool.settle).
 func (h *harness) wait(id uuid.UUID, within time.Duration) spine.Job {
 	h.t.Helper()
-	return h.waitFor(id, within, func(j spine.Job) bool { return j.Status.Terminal() })
+	j := h.waitFor(id, within, func(j spine.Job) bool { return j.Status.Terminal() })
+	if h.runner != nil { // nil when the worker is a process of its own
+		h.runner.warm.settle()
+	}
+	return j
 }
 
 // waitFor polls the job until done holds for it, failing after within.

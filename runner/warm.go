@@ -88,6 +88,17 @@ type warmPool struct {
 	closed   bool
 	retiring sync.WaitGroup
 
+	// finishing counts, per key, the processes whose done runs after
+	// their job was answered (finish); finished is signalled as each
+	// one is done, and finishes tracks them for close.
+	finishing map[warmKey]int
+	finished  *sync.Cond
+	finishes  sync.WaitGroup
+	// waiting counts the jobs waiting for a finishing process, and
+	// beforeDone runs before each finish's done: both for tests.
+	waiting    int
+	beforeDone func()
+
 	// The catalog watcher (warmdrain.go); catalogDown is its own (a
 	// failing read is logged once).
 	watch       spine.Lifecycle
@@ -98,7 +109,9 @@ func newWarmPool(r *Runner, max int) *warmPool {
 	if max <= 0 {
 		max = runtime.NumCPU()
 	}
-	pl := &warmPool{r: r, max: max, idle: map[warmKey][]*warmProc{}, procs: map[*warmProc]bool{}, latest: map[appKey]commitSeen{}}
+	pl := &warmPool{r: r, max: max, idle: map[warmKey][]*warmProc{}, procs: map[*warmProc]bool{},
+		latest: map[appKey]commitSeen{}, finishing: map[warmKey]int{}}
+	pl.finished = sync.NewCond(&pl.mu)
 	if r.cfg.Catalog != nil {
 		interval := r.cfg.CatalogInterval
 		_ = pl.watch.StartEvery(context.Background(), interval, func(ctx context.Context) { pl.drainGone(ctx, interval) })
@@ -135,7 +148,7 @@ func (pl *warmPool) run(ctx context.Context, job *spine.ClaimedJob, rt runtimeSp
 	if err == nil && oom {
 		err = exitFailure(sandbox.Exit{OOM: true, Memory: wp.p.Limits().Memory}, "")
 	}
-	pl.done(wp, oom)
+	pl.finish(wp, oom)
 	if err == nil {
 		var res json.RawMessage
 		if res, err = pl.answer(job, rt, a); err == nil {
@@ -186,6 +199,14 @@ func (pl *warmPool) acquire(ctx context.Context, job *spine.ClaimedJob, rt runti
 		return nil, fmt.Errorf("runner: closed")
 	}
 	pl.noteCommit(job)
+	// A process of key whose last job was just answered is about to be
+	// idle: a few tens of microseconds, against a start of tens of
+	// milliseconds (and one process more than the load needs).
+	for len(pl.idle[key]) == 0 && pl.finishing[key] > 0 && !pl.closed {
+		pl.waiting++
+		pl.finished.Wait()
+		pl.waiting--
+	}
 	if list := pl.idle[key]; len(list) > 0 {
 		wp := list[len(list)-1]
 		pl.setIdle(key, list[:len(list)-1])
@@ -269,19 +290,16 @@ func (pl *warmPool) setIdle(key warmKey, list []*warmProc) {
 	pl.idle[key] = list
 }
 
-// done takes a process back after its job: what the job left running is
-// killed; the process is recycled when it is gone or dying, has served
-// max_jobs, is near its memory limit (or the kernel killed part of it for
-// memory), serves an app's older commit or one the catalog no longer has,
-// or the pool is closed. oom says the kernel killed part of its tree for
-// memory during the job (read once, by run).
+// done takes a process back after its job (finish has killed what the
+// job left running; a stopped job's whole tree is gone): the files the
+// job left are cleared, and the process is recycled when it is gone or
+// dying, has served max_jobs, is near its memory limit (or the kernel
+// killed part of it for memory), serves an app's older commit or one the
+// catalog no longer has, or the pool is closed. oom says the kernel
+// killed part of its tree for memory during the job (read once, by run).
 // Otherwise it waits idle, for at most the policy's idle time.
 func (pl *warmPool) done(wp *warmProc, oom bool) {
-	alive := wp.alive()
-	if alive {
-		wp.p.KillOthers(wp.main)
-		alive = wp.clearFiles() == nil
-	}
+	alive := wp.alive() && wp.clearFiles() == nil
 	mem, _ := wp.memory()
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
@@ -297,6 +315,35 @@ func (pl *warmPool) done(wp *warmProc, oom bool) {
 	gen := wp.idleGen
 	wp.idleTimer = time.AfterFunc(wp.key.policy.Idle, func() { pl.expire(wp, gen) })
 	pl.idle[wp.key] = append(pl.idle[wp.key], wp)
+}
+
+// finish takes a process back after its answered job without holding
+// up the answer: what the job left running is killed at once (nothing of
+// a job outlives its outcome), and done (clearing HOME and /tmp, reading
+// the memory, the recycle decision) runs after. Until then the process
+// is busy: no other job gets it.
+func (pl *warmPool) finish(wp *warmProc, oom bool) {
+	if wp.alive() {
+		wp.p.KillOthers(wp.main)
+	}
+	pl.mu.Lock()
+	pl.finishing[wp.key]++
+	hook := pl.beforeDone
+	pl.mu.Unlock()
+	pl.finishes.Add(1)
+	go func() {
+		defer pl.finishes.Done()
+		if hook != nil {
+			hook()
+		}
+		pl.done(wp, oom)
+		pl.mu.Lock()
+		if pl.finishing[wp.key]--; pl.finishing[wp.key] == 0 {
+			delete(pl.finishing, wp.key)
+		}
+		pl.mu.Unlock()
+		pl.finished.Broadcast()
+	}()
 }
 
 // expire retires a process idle since generation gen.
@@ -441,6 +488,7 @@ func (wp *warmProc) memory() (int64, bool) {
 // so none is serving a job.
 func (pl *warmPool) close() {
 	pl.watch.Stop()
+	pl.finishes.Wait()
 	pl.mu.Lock()
 	pl.closed = true
 	for wp := range pl.procs {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -211,5 +212,63 @@ func TestWarmFilesPerJob(t *testing.T) {
 				t.Errorf("the jobs did not share a process: %+v then %+v", first, c)
 			}
 		})
+	}
+}
+
+// settle waits until no process is between its answered job and its
+// place back in the pool (warmPool.finish): what the pool holds then
+// reflects every job answered so far.
+func (pl *warmPool) settle() {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	for len(pl.finishing) > 0 {
+		pl.finished.Wait()
+	}
+}
+
+// TestWarmNextJobWaitsForTheFinishingProcess: a process is taken back
+// (its files cleared, its memory read) after its job is answered; a job
+// of its key arriving meanwhile waits for it instead of starting a
+// second process.
+func TestWarmNextJobWaitsForTheFinishingProcess(t *testing.T) {
+	t.Parallel()
+	h := setupWarm(t, spine.DefaultWarm, nil)
+	f := warmFixtures[0]
+	pl := h.runner.warm
+	release := make(chan struct{})
+	unblock := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(unblock) // before the runner's Close, which waits for the finish
+	pl.mu.Lock()
+	pl.beforeDone = func() { <-release }
+	pl.mu.Unlock()
+	first := h.waitFor(h.enqueue(f.job("c-bun", "count", "")), time.Minute, func(j spine.Job) bool { return j.Status.Terminal() })
+	if first.Status != spine.StatusSuccess {
+		t.Fatalf("first job: %s %+v", first.Status, first.Error)
+	}
+	second := h.enqueue(f.job("c-bun", "count", ""))
+	deadline := time.Now().Add(time.Minute)
+	for {
+		pl.mu.Lock()
+		waiting, procs := pl.waiting, len(pl.procs)
+		pl.mu.Unlock()
+		if procs != 1 {
+			t.Fatalf("the pool holds %d processes while the first finishes, want 1", procs)
+		}
+		if waiting == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the second job never waited for the finishing process")
+		}
+		time.Sleep(5 * time.Millisecond) // polling the pool
+	}
+	pl.mu.Lock()
+	pl.beforeDone = nil
+	pl.mu.Unlock()
+	unblock()
+	j := h.wait(second, time.Minute)
+	var c count
+	if j.Status != spine.StatusSuccess || json.Unmarshal(j.Result, &c) != nil || c.Runs != 2 {
+		t.Fatalf("second job: %s %s %+v, want its process's 2nd run", j.Status, j.Result, j.Error)
 	}
 }
