@@ -194,10 +194,6 @@ func envMap(env []string) map[string]string {
 // commit of its app first drains the idle processes of older commits.
 func (pl *warmPool) acquire(ctx context.Context, job *spine.ClaimedJob, rt runtimeSpec, key warmKey, logs *logSink) (*warmProc, error) {
 	pl.mu.Lock()
-	if pl.closed {
-		pl.mu.Unlock()
-		return nil, fmt.Errorf("runner: closed")
-	}
 	pl.noteCommit(job)
 	// A process of key whose last job was just answered is about to be
 	// idle: a few tens of microseconds, against a start of tens of
@@ -206,6 +202,10 @@ func (pl *warmPool) acquire(ctx context.Context, job *spine.ClaimedJob, rt runti
 		pl.waiting++
 		pl.finished.Wait()
 		pl.waiting--
+	}
+	if pl.closed {
+		pl.mu.Unlock()
+		return nil, fmt.Errorf("runner: closed")
 	}
 	if list := pl.idle[key]; len(list) > 0 {
 		wp := list[len(list)-1]
