@@ -327,10 +327,15 @@ func (pl *warmPool) finish(wp *warmProc, oom bool) {
 		wp.p.KillOthers(wp.main)
 	}
 	pl.mu.Lock()
+	if pl.closed {
+		pl.mu.Unlock()
+		pl.done(wp, oom) // retires it
+		return
+	}
 	pl.finishing[wp.key]++
+	pl.finishes.Add(1) // under mu: before close's Wait, which follows closed
 	hook := pl.beforeDone
 	pl.mu.Unlock()
-	pl.finishes.Add(1)
 	go func() {
 		defer pl.finishes.Done()
 		if hook != nil {
@@ -488,7 +493,6 @@ func (wp *warmProc) memory() (int64, bool) {
 // so none is serving a job.
 func (pl *warmPool) close() {
 	pl.watch.Stop()
-	pl.finishes.Wait()
 	pl.mu.Lock()
 	pl.closed = true
 	for wp := range pl.procs {
@@ -498,5 +502,7 @@ func (pl *warmPool) close() {
 	}
 	pl.idle = map[warmKey][]*warmProc{}
 	pl.mu.Unlock()
+	pl.finished.Broadcast() // a job waiting for a finishing process gives up
+	pl.finishes.Wait()      // the processes being taken back retire (closed)
 	pl.retiring.Wait()
 }
