@@ -90,10 +90,9 @@ type warmPool struct {
 
 	// finishing counts, per key, the processes whose done runs after
 	// their job was answered (finish); finished is signalled as each
-	// one is done, and finishes tracks them for close.
+	// one is done.
 	finishing map[warmKey]int
 	finished  *sync.Cond
-	finishes  sync.WaitGroup
 	// waiting counts the jobs waiting for a finishing process, and
 	// beforeDone runs before each finish's done: both for tests.
 	waiting    int
@@ -332,12 +331,10 @@ func (pl *warmPool) finish(wp *warmProc, oom bool) {
 		pl.done(wp, oom) // retires it
 		return
 	}
-	pl.finishing[wp.key]++
-	pl.finishes.Add(1) // under mu: before close's Wait, which follows closed
+	pl.finishing[wp.key]++ // under mu with closed: close's settle sees it
 	hook := pl.beforeDone
 	pl.mu.Unlock()
 	go func() {
-		defer pl.finishes.Done()
 		if hook != nil {
 			hook()
 		}
@@ -349,6 +346,17 @@ func (pl *warmPool) finish(wp *warmProc, oom bool) {
 		pl.mu.Unlock()
 		pl.finished.Broadcast()
 	}()
+}
+
+// settle waits until no process is between its answered job and its
+// place back in the pool (finish): what the pool holds then reflects
+// every job answered so far.
+func (pl *warmPool) settle() {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	for len(pl.finishing) > 0 {
+		pl.finished.Wait()
+	}
 }
 
 // expire retires a process idle since generation gen.
@@ -502,7 +510,6 @@ func (pl *warmPool) close() {
 	}
 	pl.idle = map[warmKey][]*warmProc{}
 	pl.mu.Unlock()
-	pl.finished.Broadcast() // a job waiting for a finishing process gives up
-	pl.finishes.Wait()      // the processes being taken back retire (closed)
+	pl.settle() // the processes being taken back retire (closed)
 	pl.retiring.Wait()
 }

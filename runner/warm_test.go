@@ -215,17 +215,6 @@ func TestWarmFilesPerJob(t *testing.T) {
 	}
 }
 
-// settle waits until no process is between its answered job and its
-// place back in the pool (warmPool.finish): what the pool holds then
-// reflects every job answered so far.
-func (pl *warmPool) settle() {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	for len(pl.finishing) > 0 {
-		pl.finished.Wait()
-	}
-}
-
 // TestWarmNextJobWaitsForTheFinishingProcess: a process is taken back
 // (its files cleared, its memory read) after its job is answered; a job
 // of its key arriving meanwhile waits for it instead of starting a
