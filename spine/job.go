@@ -190,6 +190,15 @@ type ClaimParams struct {
 	Tags   []string
 	Limit  int
 	Now    time.Time
+	// Offer, when positive, lets a claim that got fewer than Limit jobs
+	// leave an offer in the same statement: until Offer has passed (the
+	// worker renews it with every claim that finds the queue short), an
+	// enqueue may hand a due job on one of Tags straight to Worker
+	// (dispatch at enqueue, docs/QUEUE.md). Capacity is the worker's
+	// concurrency: no dispatch makes it own more running jobs than that.
+	// A store without dispatch ignores both.
+	Offer    time.Duration
+	Capacity int
 }
 
 // ClaimedJob is a job a worker now owns. Its ClaimToken fences every later

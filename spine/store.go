@@ -38,6 +38,23 @@ type Store interface {
 	// returns more than p.Limit jobs; never the same job to two callers.
 	Claim(ctx context.Context, p ClaimParams) ([]ClaimedJob, error)
 
+	// SubscribeDispatch gives worker the inbox of the jobs enqueues
+	// dispatch to it (ClaimParams.Offer, dispatch.go) until the returned
+	// function ends it. A store without dispatch returns an inbox that
+	// never fills.
+	SubscribeDispatch(worker string) (*Inbox, func())
+
+	// ReadDispatched reads a job dispatched to worker under lease l, as
+	// Claim would have returned it. ErrNotOwner when l is no longer a
+	// running job of worker's (canceled while waiting, reaped, finished).
+	ReadDispatched(ctx context.Context, worker string, l Lease) (ClaimedJob, error)
+
+	// Withdraw ends worker's offer, so no enqueue dispatches to it any
+	// more, and then returns the leases of every running job the database
+	// says worker owns: a stopping worker releases those it never heard
+	// of (a dispatch whose notification it missed).
+	Withdraw(ctx context.Context, worker string) ([]Lease, error)
+
 	// Heartbeat renews the ping of every lease whose claim token still
 	// matches, in one statement, and returns those leases with their cancel
 	// mark (invariant 3). A lease missing from the result is lost. A lease

@@ -143,7 +143,10 @@ func (w *Worker) run(ctx context.Context) {
 	hbDone := make(chan struct{})
 	go func() { defer close(hbDone); w.heartbeatLoop(hbCtx) }()
 
-	w.claimLoop(ctx, &jobs)
+	inbox, unsubscribe := w.cfg.Store.SubscribeDispatch(w.cfg.Name)
+	w.claimLoop(ctx, &jobs, inbox)
+	w.withdraw(ctx)
+	unsubscribe()
 	w.drain(&jobs)
 	w.completer.close()
 	stopHeartbeats()
@@ -160,7 +163,8 @@ const claimCooldown = 2 * time.Millisecond
 
 // claimLoop claims while there are free slots and work, and otherwise waits
 // for a wake-up, a freed slot (when the last claim was full) or the poll.
-func (w *Worker) claimLoop(ctx context.Context, jobs *sync.WaitGroup) {
+// Jobs dispatched to the worker (dispatch.go) start as they arrive.
+func (w *Worker) claimLoop(ctx context.Context, jobs *sync.WaitGroup, inbox *Inbox) {
 	wake, unsubscribe := w.cfg.Store.Subscribe(w.cfg.Tags)
 	defer unsubscribe()
 	poll := time.NewTimer(0)
@@ -175,6 +179,9 @@ func (w *Worker) claimLoop(ctx context.Context, jobs *sync.WaitGroup) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-inbox.Ready():
+			w.startDispatched(ctx, jobs, inbox.Take())
+			continue
 		case <-wake:
 		case <-poll.C:
 		case <-cooldown.C:
@@ -207,6 +214,7 @@ func (w *Worker) claimOnce(ctx context.Context, jobs *sync.WaitGroup) bool {
 	claimCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	claimed, err := w.cfg.Store.Claim(claimCtx, ClaimParams{
 		Worker: w.cfg.Name, Tags: w.cfg.Tags, Limit: free, Now: w.cfg.Clock.Store(),
+		Offer: offerSpan * w.cfg.PollInterval, Capacity: w.cfg.Concurrency,
 	})
 	cancel()
 	if err != nil {
@@ -230,14 +238,22 @@ const releaseParallel = 8
 
 // releaseAll hands back jobs claimed while the worker began to stop.
 func (w *Worker) releaseAll(claimed []ClaimedJob) {
+	leases := make([]Lease, len(claimed))
+	for i, job := range claimed {
+		leases[i] = Lease{JobID: job.ID, ClaimToken: job.ClaimToken}
+	}
+	w.releaseLeases(leases)
+}
+
+// releaseLeases hands back owned jobs this worker will not run.
+func (w *Worker) releaseLeases(leases []Lease) {
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, releaseParallel)
-	for _, job := range claimed {
+	for _, lease := range leases {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			lease := Lease{JobID: job.ID, ClaimToken: job.ClaimToken}
-			w.writeWithRetry(job.ID, func(ctx context.Context) error {
+			w.writeWithRetry(lease.JobID, func(ctx context.Context) error {
 				return w.cfg.Store.Release(ctx, ReleaseParams{Lease: lease, Now: w.cfg.Clock.Store()})
 			})
 		})
@@ -251,12 +267,19 @@ func (w *Worker) active() int {
 	return len(w.running)
 }
 
-// launch registers the job for heartbeats and runs it. The job's context
-// does not inherit the claim loop's cancellation: stopping the worker
-// drains jobs instead of killing them.
+// launch registers a claimed job for heartbeats and runs it.
 func (w *Worker) launch(ctx context.Context, jobs *sync.WaitGroup, job *ClaimedJob) {
+	w.start(ctx, jobs, Lease{JobID: job.ID, ClaimToken: job.ClaimToken},
+		func(context.Context) (*ClaimedJob, error) { return job, nil })
+}
+
+// start registers lease for heartbeats (it holds a slot from now on),
+// then loads its job and runs it. The job's context does not inherit the
+// claim loop's cancellation: stopping the worker drains jobs instead of
+// killing them.
+func (w *Worker) start(ctx context.Context, jobs *sync.WaitGroup, lease Lease, load func(context.Context) (*ClaimedJob, error)) {
 	jobCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	a := &activeJob{lease: Lease{JobID: job.ID, ClaimToken: job.ClaimToken}, cancel: cancel}
+	a := &activeJob{lease: lease, cancel: cancel}
 	w.mu.Lock()
 	w.stopEarlierAttempts(a.lease)
 	w.running[a.lease] = a
@@ -266,6 +289,12 @@ func (w *Worker) launch(ctx context.Context, jobs *sync.WaitGroup, job *ClaimedJ
 	go func() {
 		defer jobs.Done()
 		defer w.finished(a.lease, cancel)
+		job, err := load(jobCtx)
+		if err != nil {
+			w.handling.Add(-1)
+			w.dropDispatched(lease, err)
+			return
+		}
 		w.execute(jobCtx, job)
 	}()
 }

@@ -41,6 +41,9 @@ func (s *Store) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.Claimed
 	if len(p.Tags) == 0 {
 		return nil, fmt.Errorf("claim jobs: %w: no tags", spine.ErrInvalid)
 	}
+	if p.Offer > 0 && p.Capacity < 1 {
+		return nil, fmt.Errorf("claim jobs: %w: an offer needs a capacity, got %d", spine.ErrInvalid, p.Capacity)
+	}
 	jobs, err := s.ex.Claim(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("claim jobs: %w", err)

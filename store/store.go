@@ -48,6 +48,11 @@ func (s *Store) SubscribeCompletion(id uuid.UUID) (<-chan spine.Finished, func()
 	return s.drv.SubscribeCompletion(id)
 }
 
+// SubscribeDispatch is spine.Store.SubscribeDispatch.
+func (s *Store) SubscribeDispatch(worker string) (*spine.Inbox, func()) {
+	return s.drv.SubscribeDispatch(worker)
+}
+
 // Close releases the driver's connections and stops its listener.
 func (s *Store) Close() { s.drv.Close() }
 

@@ -24,6 +24,11 @@ type Driver interface {
 	// after job id becomes terminal (spine.Store.SubscribeCompletion).
 	SubscribeCompletion(id uuid.UUID) (<-chan spine.Finished, func())
 
+	// SubscribeDispatch gives worker the inbox of the jobs dispatched to
+	// it (spine.Store.SubscribeDispatch); a driver without dispatch
+	// returns one that never fills.
+	SubscribeDispatch(worker string) (*spine.Inbox, func())
+
 	// Migrate applies the embedded, numbered migrations not yet applied.
 	Migrate(ctx context.Context) error
 	// SchemaVersion reports the applied and the latest migration.

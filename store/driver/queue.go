@@ -26,6 +26,18 @@ type QueueExecutor interface {
 	// positive and p.Tags distinct and not empty (the core checks both).
 	Claim(ctx context.Context, p spine.ClaimParams) ([]spine.ClaimedJob, error)
 
+	// ReadDispatched reads the job of lease l, with what Claim returns for
+	// it, while it is running and owned by worker
+	// (spine.Store.ReadDispatched); spine.ErrNotOwner otherwise. It
+	// writes nothing.
+	ReadDispatched(ctx context.Context, worker string, l spine.Lease) (spine.ClaimedJob, error)
+
+	// Withdraw deletes worker's offer, where the database keeps offers,
+	// and then reads the leases of the running jobs worker owns, in a
+	// statement that sees every dispatch committed before the delete
+	// (spine.Store.Withdraw).
+	Withdraw(ctx context.Context, worker string) ([]spine.Lease, error)
+
 	// Heartbeat renews the ping of every lease in p.Leases (not empty)
 	// still owned, in one statement (queries/heartbeat.sql, invariant 3),
 	// and returns those leases with their cancel mark, a lease named twice

@@ -28,6 +28,10 @@ func (e *executor) Claim(ctx context.Context, p spine.ClaimParams) ([]spine.Clai
 		"limit":  p.Limit,
 		"now":    timeArg(p.Now),
 		"worker": p.Worker,
+		// An offer needs the listener that hears the dispatches: without
+		// it (down, reconnecting) the worker claims as before.
+		"offer_ms": offerMillis(p.Offer, e.d.dispatching()),
+		"capacity": max(p.Capacity, 1),
 	}
 	if e.tx != nil {
 		rows, err := e.q.Query(ctx, qClaim, args)

@@ -29,7 +29,7 @@ func TestClaimPlanUsesClaimIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tags := range [][]string{{"tag1"}, {"tag1", "tag2", "nobody"}} {
-		plan := explain(t, s, qClaim, namedArgs{"tags": tags, "limit": 10, "now": nil, "worker": "w"})
+		plan := explain(t, s, qClaim, namedArgs{"tags": tags, "limit": 10, "now": nil, "worker": "w", "offer_ms": 3000, "capacity": 10})
 		if !strings.Contains(plan, "job_queue_claim") {
 			t.Errorf("claim on %v does not use job_queue_claim:\n%s", tags, plan)
 		}
@@ -114,7 +114,7 @@ func TestClaimGenericPlan(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	plan := explainGeneric(t, s, qClaim, map[string]string{
-		"tags": "text[]", "limit": "int", "now": "timestamptz", "worker": "text",
+		"tags": "text[]", "limit": "int", "now": "timestamptz", "worker": "text", "offer_ms": "bigint", "capacity": "int",
 	})
 	if !strings.Contains(plan, "Index Scan using job_queue_pkey on job_queue") {
 		t.Errorf("claim does not update the picked rows through the primary key:\n%s", plan)

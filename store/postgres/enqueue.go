@@ -25,11 +25,18 @@ func (e *executor) EnqueueInsert(ctx context.Context, p spine.EnqueueParams, not
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
 	res := spine.EnqueueResult{}
+	args := insertArgs(p, e.d.channel, notify)
+	// Dispatch at enqueue (enqueue.sql): only a job that wakes workers
+	// (EnqueueBatch wakes them once, at its end), has no coalesce key, and
+	// is not inside a caller's transaction, which would hold the offer's
+	// lock for as long as it lasts.
+	args["dispatch"] = notify && p.CoalesceKey == "" && e.tx == nil
+	args["dispatch_channel"] = e.d.dispatchChannel
 	var err error
 	if p.Unsynced && p.CoalesceKey == "" && e.tx == nil {
-		err = e.enqueueUnsynced(ctx, insertArgs(p, e.d.channel, notify), &res)
+		err = e.enqueueUnsynced(ctx, args, &res)
 	} else {
-		err = e.q.QueryRow(ctx, qEnqueue, insertArgs(p, e.d.channel, notify)).Scan(&res.ID, &res.Generation)
+		err = e.q.QueryRow(ctx, qEnqueue, args).Scan(&res.ID, &res.Generation)
 	}
 	if errors.Is(err, pgx.ErrNoRows) && p.AtCommit {
 		return res, false, spine.ErrStalePin

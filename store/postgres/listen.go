@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +47,25 @@ func (s *Driver) SubscribeCompletion(id uuid.UUID) (<-chan spine.Finished, func(
 	ch, unsubscribe := s.completions.Subscribe(id)
 	s.awaitListener()
 	return ch, unsubscribe
+}
+
+// SubscribeDispatch gives worker the inbox of the jobs enqueues dispatch
+// to it (spine/dispatch.go). Like Subscribe, the first call starts the
+// listener and waits until it listens.
+func (s *Driver) SubscribeDispatch(worker string) (*spine.Inbox, func()) {
+	in, unsubscribe := s.dispatches.Subscribe(worker)
+	s.awaitListener()
+	return in, unsubscribe
+}
+
+// dispatching reports whether the listener hears dispatches now: only
+// then does a claim leave an offer (claim.go). A dispatch sent while the
+// listener is away would reach no worker.
+func (s *Driver) dispatching() bool {
+	s.mu.Lock()
+	l := s.listener
+	s.mu.Unlock()
+	return l != nil && l.listening.Load()
 }
 
 // awaitListener starts the listener and waits (a few seconds at most) for
@@ -91,18 +111,21 @@ func (s *Driver) startListener() *listener {
 // notifications sent while it was away are lost, so workers and waiters
 // must look for themselves.
 type listener struct {
-	cfg         *pgx.ConnConfig
-	channel     string
-	doneChannel string
-	wakeups     *spine.Wakeups
-	completions *spine.Completions
-	log         *slog.Logger
-	keepalive   time.Duration
+	cfg             *pgx.ConnConfig
+	channel         string
+	doneChannel     string
+	dispatchChannel string
+	wakeups         *spine.Wakeups
+	completions     *spine.Completions
+	dispatches      *spine.Dispatches
+	log             *slog.Logger
+	keepalive       time.Duration
 
 	cancel    context.CancelFunc
 	done      chan struct{} // closed when run returns
 	ready     chan struct{} // closed after the first LISTEN
 	readyOnce sync.Once
+	listening atomic.Bool   // between a LISTEN and the loss of its connection
 	pid       atomic.Uint32 // backend of the current connection, for tests
 	pings     atomic.Int64  // keepalive pings sent, for tests
 }
@@ -110,8 +133,8 @@ type listener struct {
 func newListener(cfg *pgx.ConnConfig, s *Driver, log *slog.Logger, keepalive time.Duration) *listener {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &listener{
-		cfg: cfg, channel: s.channel, doneChannel: s.doneChannel,
-		wakeups: &s.wakeups, completions: &s.completions, log: log, keepalive: keepalive,
+		cfg: cfg, channel: s.channel, doneChannel: s.doneChannel, dispatchChannel: s.dispatchChannel,
+		wakeups: &s.wakeups, completions: &s.completions, dispatches: &s.dispatches, log: log, keepalive: keepalive,
 		cancel: cancel, done: make(chan struct{}), ready: make(chan struct{}),
 	}
 	go l.run(ctx)
@@ -132,6 +155,7 @@ func (l *listener) run(ctx context.Context) {
 	for attempt := 0; ; attempt++ {
 		conn, err := l.listen(ctx)
 		if err == nil {
+			l.listening.Store(true)
 			l.readyOnce.Do(func() { close(l.ready) })
 			if attempt > 0 {
 				// Subscribers were not covered while we were away.
@@ -141,6 +165,7 @@ func (l *listener) run(ctx context.Context) {
 			}
 			delay = listenMinBackoff
 			err = l.receive(ctx, conn)
+			l.listening.Store(false)
 			closeQuietly(conn)
 		}
 		if ctx.Err() != nil {
@@ -157,8 +182,8 @@ func (l *listener) run(ctx context.Context) {
 	}
 }
 
-// listen opens the dedicated connection and LISTENs on both channels (one
-// round trip: without arguments Exec sends both statements at once).
+// listen opens the dedicated connection and LISTENs on its three channels
+// (one round trip: without arguments Exec sends the statements at once).
 func (l *listener) listen(ctx context.Context) (*pgx.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, listenConnectTimeout)
 	defer cancel()
@@ -166,7 +191,8 @@ func (l *listener) listen(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	stmt := "LISTEN " + pgx.Identifier{l.channel}.Sanitize() + "; LISTEN " + pgx.Identifier{l.doneChannel}.Sanitize()
+	stmt := "LISTEN " + pgx.Identifier{l.channel}.Sanitize() + "; LISTEN " + pgx.Identifier{l.doneChannel}.Sanitize() +
+		"; LISTEN " + pgx.Identifier{l.dispatchChannel}.Sanitize()
 	if _, err := conn.Exec(ctx, stmt); err != nil {
 		closeQuietly(conn)
 		return nil, fmt.Errorf("listen: %w", err)
@@ -187,6 +213,8 @@ func (l *listener) receive(ctx context.Context, conn *pgx.Conn) error {
 		switch {
 		case err == nil && n.Channel == l.doneChannel:
 			l.completions.NotifyFinished(parseDone(n.Payload)...)
+		case err == nil && n.Channel == l.dispatchChannel:
+			l.deliver(n.Payload)
 		case err == nil:
 			l.wakeups.Notify(n.Payload)
 		case ctx.Err() != nil:
@@ -216,4 +244,18 @@ func closeQuietly(conn *pgx.Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_ = conn.Close(ctx)
+}
+
+// deliver routes one dispatch ("job_id claim_token worker", enqueue.sql)
+// to its worker's inbox, if that worker is in this process.
+func (l *listener) deliver(payload string) {
+	id, rest, _ := strings.Cut(payload, " ")
+	token, worker, _ := strings.Cut(rest, " ")
+	jobID, err1 := uuid.Parse(id)
+	claimToken, err2 := uuid.Parse(token)
+	if err1 != nil || err2 != nil || worker == "" {
+		l.log.Warn("malformed dispatch notification", "payload", payload)
+		return
+	}
+	l.dispatches.Deliver(worker, spine.Lease{JobID: jobID, ClaimToken: claimToken})
 }

@@ -24,10 +24,13 @@ const DefaultQueryTimeout = 30 * time.Second
 // Notification channels (each suffixed with the schema, see channelName).
 // On baseChannel the payload is a tag whose workers have work (enqueue
 // wake-ups); on baseDoneChannel it is a comma-separated list of job ids
-// that became terminal (completion wake-ups for waiters).
+// that became terminal (completion wake-ups for waiters); on
+// baseDispatchChannel it is "job_id claim_token worker", a job dispatched
+// at enqueue (spine/dispatch.go).
 const (
-	baseChannel     = "windforce_job"
-	baseDoneChannel = "windforce_done"
+	baseChannel         = "windforce_job"
+	baseDoneChannel     = "windforce_done"
+	baseDispatchChannel = "windforce_dispatch"
 )
 
 // Options tunes a Driver. The zero value serves production defaults.
@@ -64,6 +67,10 @@ type Driver struct {
 	// completions is fed by the listener from doneChannel: jobs finished
 	// by any process on this database.
 	completions spine.Completions
+	// dispatchChannel carries dispatches (see baseDispatchChannel), which
+	// the listener routes to the inboxes of this process's workers.
+	dispatchChannel string
+	dispatches      spine.Dispatches
 	// horizon is the final prefix of event_outbox this process's
 	// EventsAfter reads have found (events.go).
 	horizon eventHorizon
@@ -111,7 +118,8 @@ func Open(ctx context.Context, url string, opts Options) (*Driver, error) {
 		timeout: opts.QueryTimeout,
 		channel: channelName(baseChannel, opts.Schema),
 
-		doneChannel: channelName(baseDoneChannel, opts.Schema),
+		doneChannel:     channelName(baseDoneChannel, opts.Schema),
+		dispatchChannel: channelName(baseDispatchChannel, opts.Schema),
 
 		keepalive: listenKeepalive,
 	}

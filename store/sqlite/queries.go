@@ -66,6 +66,9 @@ const (
 	qLogs   query = "logs"
 	qAudit  query = "audit"
 	qHealth query = "health"
+
+	qDispatchedLease query = "dispatched_lease"
+	qOwnedLeases     query = "owned_leases"
 )
 
 // Migration bookkeeping: run before the schema exists, never prepared.
@@ -101,7 +104,7 @@ var (
 		qRelaySetCursor, qDeliveryInsert, qDeliveryClaimPick, qDeliveryClaimEvents, qDeliveryClaimLease, qDeliverySettle, qDeliveryRetryNow, qDeliverySweep, qOutboxSweep,
 	}
 	readerQueries = []query{
-		qGetJob, qLogs, qAudit, qHealth,
+		qGetJob, qLogs, qAudit, qHealth, qDispatchedLease, qOwnedLeases, qClaimJobs,
 		qCatalogGetSource, qCatalogListSources, qCatalogListApps, qCatalogListActions, qCatalogResolve, qCatalogAppCommits,
 		qAuthTokenByHash, qAuthLeaseLive, qAuthTokenByID, qSessionByHash,
 		qWebhookSecret,

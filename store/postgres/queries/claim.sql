@@ -20,6 +20,12 @@
 -- pinged writes the first ping in the same statement, so a worker that
 -- dies before its first heartbeat is still reaped.
 --
+-- offered leaves or renews the worker's offer (migration 0022) when the
+-- claim found fewer jobs than asked and the worker asked for one
+-- (@offer_ms > 0): until it expires, an enqueue may dispatch a job of
+-- @tags to the worker (enqueue.sql). A full claim leaves the offer as it
+-- was, to lapse: under load there is no write for it.
+--
 -- started writes each claimed job's job.started event (DESIGN §9), its
 -- state (migration 0020) from the rows claimed returns (this statement cannot read its
 -- own update back), in the order the claim gives the jobs: one outbox row
@@ -53,6 +59,13 @@ WITH picked AS MATERIALIZED (
     INSERT INTO job_runtime (job_id, ping)
     SELECT job_id, started_at FROM claimed
     ON CONFLICT (job_id) DO UPDATE SET ping = excluded.ping
+), offered AS (
+    INSERT INTO worker_offer (worker, tags, capacity, expires_at)
+    SELECT @worker, @tags, @capacity,
+           coalesce(@now::timestamptz, now()) + @offer_ms::bigint * interval '1 millisecond'
+    WHERE @offer_ms::bigint > 0 AND (SELECT count(*) FROM claimed) < @limit
+    ON CONFLICT (worker) DO UPDATE
+    SET tags = excluded.tags, capacity = excluded.capacity, expires_at = excluded.expires_at
 ), started AS (
     INSERT INTO event_outbox (id, workspace, time, job_states, times, span)
     SELECT event_id(b.times[k * event_batch_max() + 1]), b.workspace, b.times[k * event_batch_max() + 1],

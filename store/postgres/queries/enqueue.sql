@@ -17,17 +17,62 @@
 -- pin's source and commit (spine.EnqueueParams.AtCommit): no row then
 -- means a stale pin, since such a job has no coalesce key.
 --
+-- offer dispatches the job at enqueue (migration 0022, spine/dispatch.go)
+-- when the caller allows it (@dispatch: no coalesce key, not inside a
+-- caller's transaction, which would hold the offer's lock), the job is
+-- due, no waiting due job of its tag has its priority or a higher one
+-- (a dispatch never jumps the queue), and a live offer of its tag comes
+-- from a worker whose running jobs are fewer than its capacity. SKIP
+-- LOCKED: an offer another enqueue or its worker's claim holds is passed
+-- over, and the job waits for a claim as before. queued then inserts the
+-- job running, owned by that worker with a fresh claim token, and pinged
+-- writes its first ping, as a claim would (invariant 2).
+--
 -- queued_event writes the job's job.queued event (DESIGN §9) from the rows
--- inserted, only when the job is: a folded request writes none.
-WITH queued AS (
-    INSERT INTO job_queue (job_id, workspace, app_key, action_key, tag, priority, scheduled_for, coalesce_key)
+-- inserted, only when the job is: a folded request writes none. A
+-- dispatched job's job.started follows it in the same outbox row (a batch
+-- row of two, migration 0021), in that order.
+--
+-- The last line wakes the job's tag, or tells its worker of a dispatched
+-- job on @dispatch_channel ("job_id claim_token worker"). A dispatch also
+-- turns synchronous_commit back on for this transaction (set_config,
+-- local): an enqueue the caller let commit unsynced is flushed before its
+-- job runs, as the claim's synced commit would have flushed it.
+WITH offer AS MATERIALIZED (
+    SELECT o.worker
+    FROM worker_offer o
+    WHERE @dispatch::boolean
+      AND coalesce(@scheduled_for::timestamptz, '-infinity') <= coalesce(@now::timestamptz, now())
+      AND o.expires_at > coalesce(@now::timestamptz, now())
+      AND @tag::text = ANY (o.tags)
+      AND NOT EXISTS (SELECT 1 FROM job_queue w
+                      WHERE w.tag = @tag::text AND NOT w.running
+                        AND w.scheduled_for <= coalesce(@now::timestamptz, now())
+                        AND w.priority >= @priority::integer)
+      AND (SELECT count(*) FROM job_queue r WHERE r.worker = o.worker AND r.running) < o.capacity
+    ORDER BY o.expires_at DESC
+    LIMIT 1
+    FOR UPDATE OF o SKIP LOCKED
+), queued AS (
+    INSERT INTO job_queue (job_id, workspace, app_key, action_key, tag, priority, scheduled_for, coalesce_key,
+                           running, started_at, worker, claim_token)
     SELECT @id, @workspace, @app_key, @action_key, @tag, @priority,
-           coalesce(@scheduled_for::timestamptz, @now::timestamptz, now()), @coalesce_key
+           coalesce(@scheduled_for::timestamptz, @now::timestamptz, now()), @coalesce_key,
+           d.worker IS NOT NULL,
+           CASE WHEN d.worker IS NOT NULL THEN coalesce(@now::timestamptz, now()) END,
+           d.worker,
+           CASE WHEN d.worker IS NOT NULL THEN gen_random_uuid() END
+    FROM (SELECT) AS one
+    LEFT JOIN offer d ON true
     WHERE NOT @at_commit::boolean
        OR EXISTS (SELECT 1 FROM app a WHERE a.workspace = @workspace AND a.app_key = @app_key
                   AND a.git_source_id = @git_source_id AND a.commit_sha = @commit_sha)
     ON CONFLICT (workspace, app_key, action_key, coalesce_key) WHERE coalesce_key IS NOT NULL DO NOTHING
-    RETURNING job_id, tag, generation, scheduled_for
+    RETURNING job_id, tag, generation, scheduled_for, running, started_at, worker, claim_token
+), pinged AS (
+    INSERT INTO job_runtime (job_id, ping)
+    SELECT job_id, started_at FROM queued WHERE running
+    ON CONFLICT (job_id) DO UPDATE SET ping = excluded.ping
 ), pinned AS (
     INSERT INTO job (id, workspace, trigger_kind, trigger_ref, created_by, created_at, input,
                      git_source_id, commit_sha, app_key, action_key, entrypoint, runtime,
@@ -43,12 +88,24 @@ WITH queued AS (
     FROM queued
     RETURNING *
 ), queued_event AS (
-    INSERT INTO event_outbox (id, workspace, type, subject, time, job_state)
-    SELECT event_id(p.created_at), p.workspace, 'job.queued', p.id::text, p.created_at,
-           job_event_state_of(ROW(p.*)::job, 'queued', p.priority, q.scheduled_for, NULL, NULL, NULL,
-                          1, 0, q.generation, NULL, NULL, NULL, NULL, NULL)
+    INSERT INTO event_outbox (id, workspace, type, subject, time, job_state, job_states, times, span)
+    SELECT event_id(p.created_at), p.workspace,
+           CASE WHEN NOT q.running THEN 'job.queued' END,
+           CASE WHEN NOT q.running THEN p.id::text END,
+           p.created_at,
+           CASE WHEN NOT q.running THEN e.queued END,
+           CASE WHEN q.running THEN ARRAY[e.queued, e.started] END,
+           CASE WHEN q.running THEN ARRAY[p.created_at, q.started_at] END,
+           CASE WHEN q.running THEN 2 ELSE 1 END
     FROM pinned p
     JOIN queued q ON q.job_id = p.id
+    CROSS JOIN LATERAL (
+        SELECT job_event_state_of(ROW(p.*)::job, 'queued', p.priority, q.scheduled_for, NULL, NULL, NULL,
+                                  1, 0, q.generation, NULL, NULL, NULL, NULL, NULL) AS queued,
+               CASE WHEN q.running THEN
+                   job_event_state_of(ROW(p.*)::job, 'running', p.priority, q.scheduled_for, q.started_at, NULL,
+                                      q.worker, 1, 0, q.generation, NULL, NULL, NULL, NULL, NULL) END AS started
+    ) AS e
     WHERE EXISTS (SELECT 1 FROM event_sink s WHERE s.workspace = p.workspace) -- recorded while the workspace has a sink
 ), schemas AS (
     INSERT INTO job_schema (hash, used_at, body)
@@ -63,4 +120,7 @@ WITH queued AS (
 )
 SELECT job_id, generation
 FROM queued
-WHERE (CASE WHEN @notify::boolean THEN pg_notify(@channel::text, tag)::text ELSE '' END) = ''
+WHERE (CASE WHEN running THEN pg_notify(@dispatch_channel::text, job_id::text || ' ' || claim_token::text || ' ' || worker)::text
+                              || set_config('synchronous_commit', 'on', true) = 'on'
+            WHEN @notify::boolean THEN pg_notify(@channel::text, tag)::text = ''
+            ELSE true END)
