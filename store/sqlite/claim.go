@@ -136,11 +136,16 @@ func (w *writeTx) fillPins(ctx context.Context, idsArg string, cs []claimed) err
 		if !ok {
 			return fmt.Errorf("read pins: job %s has a queue row but no job row", c.ID)
 		}
-		c.TriggerKind, c.TriggerRef, c.CreatedBy = p.job.TriggerKind, p.job.TriggerRef, p.job.CreatedBy
-		c.CreatedAt, c.Input, c.Pin = p.job.CreatedAt, p.job.Input, p.job.Pin
+		p.fill(c)
 		cs[i].event.secrets, cs[i].event.supersededBy = p.secrets, p.supersededBy
 	}
 	return nil
+}
+
+// fill copies what the job row holds into c, whose queue fields are set.
+func (p pinnedRow) fill(c *spine.ClaimedJob) {
+	c.TriggerKind, c.TriggerRef, c.CreatedBy = p.job.TriggerKind, p.job.TriggerRef, p.job.CreatedBy
+	c.CreatedAt, c.Input, c.Pin = p.job.CreatedAt, p.job.Input, p.job.Pin
 }
 
 // pinnedRow is one claim_jobs row: the job fields it holds and its

@@ -54,9 +54,7 @@ func (e *executor) ReadDispatched(ctx context.Context, worker string, l spine.Le
 	if len(pins) != 1 {
 		return j, errors.New("read pin: the job has a queue row but no job row")
 	}
-	p := pins[0].job
-	j.TriggerKind, j.TriggerRef, j.CreatedBy = p.TriggerKind, p.TriggerRef, p.CreatedBy
-	j.CreatedAt, j.Input, j.Pin = p.CreatedAt, p.Input, p.Pin
+	pins[0].fill(&j)
 	return j, nil
 }
 
