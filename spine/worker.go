@@ -359,22 +359,29 @@ func (w *Worker) heartbeatLoop(ctx context.Context) {
 	}
 }
 
-func (w *Worker) heartbeatOnce(ctx context.Context) {
+// held returns the lease of every job the worker still holds: running,
+// or finished with its completion not written yet. A finished job is
+// handed to the completer before it leaves running: it is named once.
+func (w *Worker) held() (leases []Lease, named map[Lease]bool) {
 	w.mu.Lock()
-	leases := make([]Lease, 0, len(w.running))
-	named := make(map[Lease]bool, len(w.running))
+	leases = make([]Lease, 0, len(w.running))
+	named = make(map[Lease]bool, len(w.running))
 	for _, a := range w.running {
 		leases = append(leases, a.lease)
 		named[a.lease] = true
 	}
 	w.mu.Unlock()
-	// A finished job is handed to the completer before it leaves running:
-	// name it once.
 	for _, l := range w.completer.leases() {
 		if !named[l] {
 			leases = append(leases, l)
+			named[l] = true
 		}
 	}
+	return leases, named
+}
+
+func (w *Worker) heartbeatOnce(ctx context.Context) {
+	leases, _ := w.held()
 	if len(leases) == 0 {
 		return
 	}

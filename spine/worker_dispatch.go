@@ -61,15 +61,7 @@ func (w *Worker) withdraw(ctx context.Context) {
 		w.log.Warn("withdrawing the dispatch offer failed; it lapses by itself", "err", err)
 		return
 	}
-	known := map[Lease]bool{}
-	w.mu.Lock()
-	for l := range w.running {
-		known[l] = true
-	}
-	w.mu.Unlock()
-	for _, l := range w.completer.leases() {
-		known[l] = true
-	}
+	_, known := w.held()
 	var unknown []Lease
 	for _, l := range owned {
 		if !known[l] {

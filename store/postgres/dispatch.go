@@ -58,10 +58,6 @@ func (e *executor) Withdraw(ctx context.Context, worker string) ([]spine.Lease, 
 	if _, err := e.q.Exec(ctx, qWithdrawOffer, args); err != nil {
 		return nil, translate(err)
 	}
-	return e.ownedLeases(ctx, args)
-}
-
-func (e *executor) ownedLeases(ctx context.Context, args namedArgs) ([]spine.Lease, error) {
 	rows, err := e.q.Query(ctx, qOwnedLeases, args)
 	if err != nil {
 		return nil, translate(err)
