@@ -1,7 +1,9 @@
 -- ReadDispatched reads a job dispatched at enqueue (enqueue.sql) to
 -- @worker under @claim_token, with the columns claim.sql returns, while
 -- it is still that worker's running job. It writes nothing: the enqueue
--- wrote the ownership and the first ping.
+-- wrote the ownership and the first ping. Its columns are claim.sql's
+-- last SELECT's, in that order (scanClaimed reads both): change them
+-- together.
 SELECT q.job_id, j.workspace, j.trigger_kind, j.trigger_ref, j.created_by, j.created_at, j.input,
        j.git_source_id, j.commit_sha, j.app_key, j.action_key, j.entrypoint, j.runtime,
        si.body, so.body, j.timeout_ms, j.tag,
