@@ -18,9 +18,11 @@ import "sync"
 // the ownership, the claim token fencing every later write. A dispatch
 // never makes the worker own more running jobs than its capacity counted
 // by the database; a lease the worker still cannot take (a slot freed in
-// the database but not yet in the process) it releases, and a dispatch
-// whose notification is lost is released at the worker's stop or reaped
-// like a dead worker's job.
+// the database but not yet in the process) it releases. Notifications
+// sent while a listener was away are lost: when it is back it marks every
+// inbox missed, and each worker adopts the running jobs the database says
+// it owns that it never heard of (Store.Owned). A worker that stops
+// releases those instead; a dead worker's are reaped.
 
 // Inbox holds the leases dispatched to one worker until it takes them.
 // Sends never block and never drop: the leases queue up, and Ready holds
@@ -30,24 +32,38 @@ type Inbox struct {
 
 	mu     sync.Mutex
 	leases []Lease
+	missed bool // notifications may have been lost since the last Take
 }
 
 // Ready receives a value when leases may be waiting in the inbox.
 func (in *Inbox) Ready() <-chan struct{} { return in.ready }
 
-// Take empties the inbox and returns what it held, oldest first.
-func (in *Inbox) Take() []Lease {
+// Take empties the inbox and returns what it held, oldest first, and
+// whether dispatches to the worker may have been lost since the last
+// Take: then the worker must ask the database what it owns.
+func (in *Inbox) Take() (leases []Lease, missed bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	l := in.leases
-	in.leases = nil
-	return l
+	leases, missed = in.leases, in.missed
+	in.leases, in.missed = nil, false
+	return leases, missed
 }
 
 func (in *Inbox) put(l Lease) {
 	in.mu.Lock()
 	in.leases = append(in.leases, l)
 	in.mu.Unlock()
+	in.signal()
+}
+
+func (in *Inbox) miss() {
+	in.mu.Lock()
+	in.missed = true
+	in.mu.Unlock()
+	in.signal()
+}
+
+func (in *Inbox) signal() {
 	select {
 	case in.ready <- struct{}{}:
 	default:
@@ -83,6 +99,20 @@ func (d *Dispatches) Subscribe(worker string) (*Inbox, func()) {
 			}
 			d.mu.Unlock()
 		})
+	}
+}
+
+// MissedAll marks every inbox missed: the listener was away, and
+// dispatches notified meanwhile reached nobody.
+func (d *Dispatches) MissedAll() {
+	d.mu.Lock()
+	boxes := make([]*Inbox, 0, len(d.boxes))
+	for _, in := range d.boxes {
+		boxes = append(boxes, in)
+	}
+	d.mu.Unlock()
+	for _, in := range boxes {
+		in.miss()
 	}
 }
 

@@ -50,10 +50,13 @@ type Store interface {
 	ReadDispatched(ctx context.Context, worker string, l Lease) (ClaimedJob, error)
 
 	// Withdraw ends worker's offer, so no enqueue dispatches to it any
-	// more, and then returns the leases of every running job the database
-	// says worker owns: a stopping worker releases those it never heard
-	// of (a dispatch whose notification it missed).
-	Withdraw(ctx context.Context, worker string) ([]Lease, error)
+	// more. Owned, called after it returns, sees every dispatch to worker.
+	Withdraw(ctx context.Context, worker string) error
+
+	// Owned returns the leases of every running job the database says
+	// worker owns: a worker whose inbox missed dispatches adopts those it
+	// never heard of, and a stopping worker releases them.
+	Owned(ctx context.Context, worker string) ([]Lease, error)
 
 	// Heartbeat renews the ping of every lease whose claim token still
 	// matches, in one statement, and returns those leases with their cancel

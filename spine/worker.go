@@ -180,7 +180,7 @@ func (w *Worker) claimLoop(ctx context.Context, jobs *sync.WaitGroup, inbox *Inb
 		case <-ctx.Done():
 			return
 		case <-inbox.Ready():
-			w.startDispatched(ctx, jobs, inbox.Take())
+			w.takeDispatched(ctx, jobs, inbox)
 			continue
 		case <-wake:
 		case <-poll.C:
@@ -378,6 +378,14 @@ func (w *Worker) held() (leases []Lease, named map[Lease]bool) {
 		}
 	}
 	return leases, named
+}
+
+// holds reports whether the worker holds l (see held).
+func (w *Worker) holds(l Lease) bool {
+	w.mu.Lock()
+	_, running := w.running[l]
+	w.mu.Unlock()
+	return running || w.completer.holds(l)
 }
 
 func (w *Worker) heartbeatOnce(ctx context.Context) {

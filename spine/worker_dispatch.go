@@ -13,13 +13,36 @@ import (
 // worker are those of a few polls at most.
 const offerSpan = 3
 
+// takeDispatched starts what the inbox holds. When dispatches may have
+// been missed (the listener reconnected) it also adopts the running jobs
+// the database says the worker owns that it never heard of; if that read
+// fails they are released at the stop, or reaped.
+func (w *Worker) takeDispatched(ctx context.Context, jobs *sync.WaitGroup, inbox *Inbox) {
+	leases, missed := inbox.Take()
+	if missed {
+		owned, err := w.owned(ctx)
+		if err != nil {
+			w.log.Warn("reading the jobs dispatched while the listener was away failed", "err", err)
+		}
+		if unheard := w.unheard(owned, leases); len(unheard) > 0 {
+			w.log.Info("adopting jobs dispatched while the listener was away", "jobs", len(unheard))
+			leases = append(leases, unheard...)
+		}
+	}
+	w.startDispatched(ctx, jobs, leases)
+}
+
 // startDispatched starts the jobs enqueues dispatched to this worker. A
+// lease it already holds (adopted, then notified late) is skipped. A
 // lease the worker has no free slot for (the database counted a slot
 // that is not free here yet), or that arrives while it stops, goes back
 // to the queue at once.
 func (w *Worker) startDispatched(ctx context.Context, jobs *sync.WaitGroup, leases []Lease) {
 	var back []Lease
 	for _, l := range leases {
+		if w.holds(l) {
+			continue
+		}
 		if ctx.Err() != nil || w.active() >= w.cfg.Concurrency {
 			back = append(back, l)
 			continue
@@ -55,21 +78,43 @@ func (w *Worker) dropDispatched(l Lease, err error) {
 // the offer lapses by itself and such jobs are reaped.
 func (w *Worker) withdraw(ctx context.Context) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	owned, err := w.cfg.Store.Withdraw(wctx, w.cfg.Name)
+	err := w.cfg.Store.Withdraw(wctx, w.cfg.Name)
 	cancel()
 	if err != nil {
 		w.log.Warn("withdrawing the dispatch offer failed; it lapses by itself", "err", err)
 		return
 	}
+	owned, err := w.owned(ctx)
+	if err != nil {
+		w.log.Warn("reading the jobs dispatched before the stop failed; they are reaped", "err", err)
+		return
+	}
+	if unheard := w.unheard(owned, nil); len(unheard) > 0 {
+		w.log.Info("releasing dispatched jobs not started before the stop", "jobs", len(unheard))
+		w.releaseLeases(unheard)
+	}
+}
+
+// owned reads the leases the database says the worker owns. Not canceled
+// by Stop: the stop needs it.
+func (w *Worker) owned(ctx context.Context) ([]Lease, error) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	return w.cfg.Store.Owned(rctx, w.cfg.Name)
+}
+
+// unheard returns the leases of owned that the worker neither holds nor
+// is about to start (taken from its inbox).
+func (w *Worker) unheard(owned, taken []Lease) []Lease {
 	_, known := w.held()
-	var unknown []Lease
+	for _, l := range taken {
+		known[l] = true
+	}
+	var out []Lease
 	for _, l := range owned {
 		if !known[l] {
-			unknown = append(unknown, l)
+			out = append(out, l)
 		}
 	}
-	if len(unknown) > 0 {
-		w.log.Info("releasing dispatched jobs not started before the stop", "jobs", len(unknown))
-		w.releaseLeases(unknown)
-	}
+	return out
 }

@@ -18,15 +18,26 @@ func (s *Store) ReadDispatched(ctx context.Context, worker string, l spine.Lease
 	return job, nil
 }
 
-// Withdraw ends worker's offer and returns the leases of the running jobs
-// it owns (spine.Store.Withdraw).
-func (s *Store) Withdraw(ctx context.Context, worker string) ([]spine.Lease, error) {
+// Withdraw ends worker's offer (spine.Store.Withdraw).
+func (s *Store) Withdraw(ctx context.Context, worker string) error {
 	if worker == "" {
-		return nil, fmt.Errorf("withdraw offer: %w: no worker", spine.ErrInvalid)
+		return fmt.Errorf("withdraw offer: %w: no worker", spine.ErrInvalid)
 	}
-	leases, err := s.ex.Withdraw(ctx, worker)
+	if err := s.ex.Withdraw(ctx, worker); err != nil {
+		return fmt.Errorf("withdraw offer of %s: %w", worker, err)
+	}
+	return nil
+}
+
+// Owned returns the leases of the running jobs worker owns
+// (spine.Store.Owned).
+func (s *Store) Owned(ctx context.Context, worker string) ([]spine.Lease, error) {
+	if worker == "" {
+		return nil, fmt.Errorf("read owned jobs: %w: no worker", spine.ErrInvalid)
+	}
+	leases, err := s.ex.Owned(ctx, worker)
 	if err != nil {
-		return nil, fmt.Errorf("withdraw offer of %s: %w", worker, err)
+		return nil, fmt.Errorf("read the jobs %s owns: %w", worker, err)
 	}
 	return leases, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,8 +14,7 @@ import (
 )
 
 // Dispatch at enqueue (spine/dispatch.go): Postgres only; SQLite keeps no
-// offers. The reads it adds (ReadDispatched, Withdraw) are checked on
-// both.
+// offers. The reads it adds (ReadDispatched, Owned) are checked on both.
 
 const dispatchWorker = "worker-d"
 
@@ -37,9 +37,9 @@ func nextDispatch(t *testing.T, in *spine.Inbox) spine.Lease {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no dispatch within 10s")
 	}
-	ls := in.Take()
-	if len(ls) != 1 {
-		t.Fatalf("inbox held %d leases, want 1", len(ls))
+	ls, missed := in.Take()
+	if len(ls) != 1 || missed {
+		t.Fatalf("inbox held %d leases (missed %v), want 1", len(ls), missed)
 	}
 	return ls[0]
 }
@@ -137,7 +137,7 @@ func TestDispatchKeepsOrderAndCapacity(t *testing.T) {
 
 // Only a due job without a coalesce key, on one of the offer's tags,
 // while the offer lives and has not been withdrawn, is dispatched.
-// Withdraw returns what the worker owns, dispatched jobs included.
+// Owned returns what the worker owns, dispatched jobs included.
 func TestDispatchOnlyWithinTheOffer(t *testing.T) {
 	t.Parallel()
 	s := openPostgres(t)
@@ -156,12 +156,15 @@ func TestDispatchOnlyWithinTheOffer(t *testing.T) {
 	keyed.CoalesceKey = "k"
 	requireWaiting(t, s, mustEnqueue(t, s, keyed).ID, "a job with a coalesce key")
 
-	owned, err := s.Withdraw(t.Context(), dispatchWorker)
-	if err != nil {
+	if err := s.Withdraw(t.Context(), dispatchWorker); err != nil {
 		t.Fatalf("withdraw: %v", err)
 	}
+	owned, err := s.Owned(t.Context(), dispatchWorker)
+	if err != nil {
+		t.Fatalf("owned: %v", err)
+	}
 	if len(owned) != 1 || owned[0] != l || l.JobID != res.ID {
-		t.Fatalf("withdraw returned %v, want the dispatched lease %v", owned, l)
+		t.Fatalf("owned returned %v, want the dispatched lease %v", owned, l)
 	}
 	requireWaiting(t, s, mustEnqueue(t, s, pinJob("u")).ID, "a job after the offer was withdrawn")
 	if _, err := s.Claim(t.Context(), spine.ClaimParams{Worker: "other", Tags: []string{"u"}, Limit: 1}); err != nil {
@@ -174,7 +177,7 @@ func TestDispatchOnlyWithinTheOffer(t *testing.T) {
 }
 
 // ReadDispatched reads an owned lease as the claim returned it, and
-// Withdraw lists a worker's running leases, on both databases (SQLite
+// Owned lists a worker's running leases, on both databases (SQLite
 // dispatches nothing, but a claimed job reads the same).
 func TestReadOwnedLeases(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, s *Store) {
@@ -193,14 +196,17 @@ func TestReadOwnedLeases(t *testing.T) {
 		if _, err := s.ReadDispatched(ctx, "w1", spine.Lease{JobID: l.JobID, ClaimToken: uuid.New()}); !errors.Is(err, spine.ErrNotOwner) {
 			t.Fatalf("read with another token: %v, want ErrNotOwner", err)
 		}
-		if owned, err := s.Withdraw(ctx, "w1"); err != nil || len(owned) != 1 || owned[0] != l {
-			t.Fatalf("withdraw: %v, %v; want [%v]", owned, err, l)
+		if err := s.Withdraw(ctx, "w1"); err != nil {
+			t.Fatalf("withdraw: %v", err)
+		}
+		if owned, err := s.Owned(ctx, "w1"); err != nil || len(owned) != 1 || owned[0] != l {
+			t.Fatalf("owned: %v, %v; want [%v]", owned, err, l)
 		}
 		if _, err := s.Complete(ctx, spine.CompleteParams{Lease: l, Result: []byte(`1`)}); err != nil {
 			t.Fatal(err)
 		}
-		if owned, err := s.Withdraw(ctx, "w1"); err != nil || len(owned) != 0 {
-			t.Fatalf("withdraw after completion: %v, %v; want none", owned, err)
+		if owned, err := s.Owned(ctx, "w1"); err != nil || len(owned) != 0 {
+			t.Fatalf("owned after completion: %v, %v; want none", owned, err)
 		}
 	})
 }
@@ -259,13 +265,14 @@ func TestWorkerStopReleasesUnheardDispatch(t *testing.T) {
 	t.Parallel()
 	s := openPostgres(t)
 	// The listener runs (an offer needs it) but nobody here is dispatchWorker.
-	_, stop := s.SubscribeDispatch("someone-else")
+	other, stop := s.SubscribeDispatch("someone-else")
 	defer stop()
 	offerFor(t, s, dispatchWorker, []string{"default"}, 2, time.Minute, time.Time{})
 	res := mustEnqueue(t, s, pinJob("default"))
 	if got := mustGetJob(t, s, res); got.Worker != dispatchWorker {
 		t.Fatalf("job on %q, want dispatched to %s", got.Worker, dispatchWorker)
 	}
+	heardBy(t, s, other)
 	w, err := spine.NewWorker(spine.WorkerConfig{Store: s, Name: dispatchWorker, Concurrency: 2,
 		Handler: func(context.Context, *spine.ClaimedJob) (json.RawMessage, error) {
 			t.Error("the unheard job ran")
@@ -299,5 +306,144 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("no %s within 10s", what)
 		}
 		time.Sleep(10 * time.Millisecond) // polling with a deadline
+	}
+}
+
+// cutListener terminates the backend of s's listener, as a failover or an
+// idle-killer would; it reconnects by itself.
+func cutListener(t *testing.T, s *Store) {
+	t.Helper()
+	// The call is in the select list: a WHERE may call
+	// pg_terminate_backend before it tests the name, on this very backend.
+	if n := sqlInt(t, s, `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE application_name = 'windforce listener ' || current_schema()`); n != 1 {
+		t.Fatalf("terminated %d listeners, want 1", n)
+	}
+}
+
+// A job dispatched while the worker's listener was away (here: before the
+// worker subscribed, so its notification reached nobody) is adopted when
+// the listener is back: it runs on that worker at once, its first
+// attempt, no restart charged, instead of waiting for the reaper.
+func TestWorkerAdoptsDispatchMissedByItsListener(t *testing.T) {
+	t.Parallel()
+	s := openPostgres(t)
+	other, stop := s.SubscribeDispatch("someone-else") // the listener runs
+	defer stop()
+	offerFor(t, s, dispatchWorker, []string{"default"}, 2, time.Minute, time.Time{})
+	res := mustEnqueue(t, s, pinJob("default"))
+	heardBy(t, s, other)
+	ran := make(chan uuid.UUID, 2)
+	w := startWorker(t, s, 2, func(_ context.Context, j *spine.ClaimedJob) (json.RawMessage, error) {
+		ran <- j.ID
+		return json.RawMessage(`1`), nil
+	})
+	defer w.Stop()
+	waitFor(t, "the worker's offer", func() bool {
+		return sqlInt(t, s, "SELECT count(*) FROM worker_offer WHERE worker = '"+dispatchWorker+"' AND expires_at > now() + interval '1 second'") == 1
+	})
+	select {
+	case <-ran:
+		t.Fatal("the unheard job ran before the listener reconnected")
+	default:
+	}
+	cutListener(t, s)
+	if id := nextRun(t, ran); id != res.ID {
+		t.Fatalf("ran %s, want %s", id, res.ID)
+	}
+	waitFor(t, "the adopted job's success", func() bool { return mustGetJob(t, s, res).Status == spine.StatusSuccess })
+	if got := mustGetJob(t, s, res); got.Attempt != 1 || got.Restarts != 0 || got.Worker != dispatchWorker {
+		t.Fatalf("adopted job: attempt %d, restarts %d, worker %q; want 1, 0, %s", got.Attempt, got.Restarts, got.Worker, dispatchWorker)
+	}
+}
+
+// A job adopted after a reconnect whose notification arrives after all
+// (it was only late) runs once: the worker skips a lease it holds.
+func TestWorkerRunsAnAdoptedJobOnce(t *testing.T) {
+	t.Parallel()
+	s := openPostgres(t)
+	other, stop := s.SubscribeDispatch("someone-else")
+	defer stop()
+	offerFor(t, s, dispatchWorker, []string{"default"}, 3, time.Minute, time.Time{})
+	first := mustEnqueue(t, s, pinJob("default"))
+	heardBy(t, s, other)
+	ran := make(chan uuid.UUID, 4)
+	release := make(chan struct{})
+	releaseFirst := sync.OnceFunc(func() { close(release) })
+	w := startWorker(t, s, 3, func(_ context.Context, j *spine.ClaimedJob) (json.RawMessage, error) {
+		ran <- j.ID
+		if j.ID == first.ID {
+			<-release
+		}
+		return json.RawMessage(`1`), nil
+	})
+	defer w.Stop()
+	defer releaseFirst() // before the worker's Stop, which waits for it
+	waitFor(t, "the worker's offer", func() bool {
+		return sqlInt(t, s, "SELECT count(*) FROM worker_offer WHERE worker = '"+dispatchWorker+"' AND expires_at > now() + interval '1 second'") == 1
+	})
+	cutListener(t, s)
+	if id := nextRun(t, ran); id != first.ID {
+		t.Fatalf("ran %s, want the adopted %s", id, first.ID)
+	}
+	// The late notification of the adopted job, then a second dispatch:
+	// notifications arrive in commit order, so when the second job runs
+	// the late one has been handled.
+	if n := sqlInt(t, s, `SELECT count(*) FILTER (WHERE pg_notify('windforce_dispatch_' || current_schema(),
+		job_id || ' ' || claim_token || ' ' || worker)::text = '') FROM job_queue WHERE job_id = '`+first.ID.String()+`'`); n != 1 {
+		t.Fatalf("sent %d late notifications, want 1", n)
+	}
+	second := mustEnqueue(t, s, pinJob("default"))
+	if id := nextRun(t, ran); id != second.ID {
+		t.Fatalf("ran %s, want the second job %s (the first ran twice)", id, second.ID)
+	}
+	releaseFirst()
+	waitFor(t, "both jobs' success", func() bool {
+		return mustGetJob(t, s, first).Status == spine.StatusSuccess && mustGetJob(t, s, second).Status == spine.StatusSuccess
+	})
+	select {
+	case id := <-ran:
+		t.Fatalf("%s ran again", id)
+	default:
+	}
+}
+
+// heardBy waits until s's listener has handled every dispatch notified
+// so far: it sends one to the worker of inbox other and waits for it
+// there (a listener hears notifications in commit order). A dispatch to
+// a worker with no inbox yet is then lost, as when its listener was away.
+func heardBy(t *testing.T, s *Store, other *spine.Inbox) {
+	t.Helper()
+	sentinel := spine.Lease{JobID: uuid.New(), ClaimToken: uuid.New()}
+	sqlInt(t, s, `SELECT count(*) FILTER (WHERE pg_notify('windforce_dispatch_' || current_schema(),
+		'`+sentinel.JobID.String()+` `+sentinel.ClaimToken.String()+` someone-else')::text = '')`)
+	if l := nextDispatch(t, other); l != sentinel {
+		t.Fatalf("someone-else was dispatched %v, want the sentinel %v", l, sentinel)
+	}
+}
+
+// startWorker starts dispatchWorker on s with concurrency slots and
+// handler h.
+func startWorker(t *testing.T, s *Store, concurrency int, h spine.Handler) *spine.Worker {
+	t.Helper()
+	w, err := spine.NewWorker(spine.WorkerConfig{Store: s, Name: dispatchWorker, Concurrency: concurrency, Handler: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// nextRun waits for the handler's next job.
+func nextRun(t *testing.T, ran <-chan uuid.UUID) uuid.UUID {
+	t.Helper()
+	select {
+	case id := <-ran:
+		return id
+	case <-time.After(10 * time.Second):
+		t.Fatal("no job ran within 10s")
+		return uuid.Nil
 	}
 }

@@ -32,11 +32,14 @@ type QueueExecutor interface {
 	// writes nothing.
 	ReadDispatched(ctx context.Context, worker string, l spine.Lease) (spine.ClaimedJob, error)
 
-	// Withdraw deletes worker's offer, where the database keeps offers,
-	// and then reads the leases of the running jobs worker owns, in a
-	// statement that sees every dispatch committed before the delete
+	// Withdraw deletes worker's offer, where the database keeps offers
 	// (spine.Store.Withdraw).
-	Withdraw(ctx context.Context, worker string) ([]spine.Lease, error)
+	Withdraw(ctx context.Context, worker string) error
+
+	// Owned reads the leases of the running jobs worker owns, in a
+	// statement that sees every dispatch committed before it began
+	// (spine.Store.Owned). It writes nothing.
+	Owned(ctx context.Context, worker string) ([]spine.Lease, error)
 
 	// Heartbeat renews the ping of every lease in p.Leases (not empty)
 	// still owned, in one statement (queries/heartbeat.sql, invariant 3),

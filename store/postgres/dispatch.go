@@ -46,19 +46,24 @@ func (e *executor) ReadDispatched(ctx context.Context, worker string, l spine.Le
 	return job, nil
 }
 
-// Withdraw deletes worker's offer (queries/withdraw_offer.sql) and then
-// reads the leases it owns (queries/owned_leases.sql) in a statement of
-// its own, whose snapshot is taken after the delete: it sees every
-// dispatch that committed before it (driver.QueueExecutor). A worker
-// withdraws once, at its stop: two round trips.
-func (e *executor) Withdraw(ctx context.Context, worker string) ([]spine.Lease, error) {
+// Withdraw deletes worker's offer (queries/withdraw_offer.sql)
+// (driver.QueueExecutor).
+func (e *executor) Withdraw(ctx context.Context, worker string) error {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
-	args := namedArgs{"worker": worker}
-	if _, err := e.q.Exec(ctx, qWithdrawOffer, args); err != nil {
-		return nil, translate(err)
+	if _, err := e.q.Exec(ctx, qWithdrawOffer, namedArgs{"worker": worker}); err != nil {
+		return translate(err)
 	}
-	rows, err := e.q.Query(ctx, qOwnedLeases, args)
+	return nil
+}
+
+// Owned reads the leases worker owns (queries/owned_leases.sql). Under
+// READ COMMITTED its snapshot is taken when it starts: after a Withdraw
+// that returned, it sees every dispatch to worker (driver.QueueExecutor).
+func (e *executor) Owned(ctx context.Context, worker string) ([]spine.Lease, error) {
+	ctx, cancel := e.d.op(ctx)
+	defer cancel()
+	rows, err := e.q.Query(ctx, qOwnedLeases, namedArgs{"worker": worker})
 	if err != nil {
 		return nil, translate(err)
 	}

@@ -90,6 +90,25 @@ func (s *Driver) awaitListener() {
 	}
 }
 
+// listenerConfig is the pool's connection configuration with the
+// listener's own application_name, "<the pool's, or windforce> listener
+// <schema>": an operator (or a test) looking at pg_stat_activity tells the
+// listener of each store from its claims, and a failover drill can cut it
+// alone.
+func listenerConfig(pool *pgx.ConnConfig, schema string) *pgx.ConnConfig {
+	cfg := pool.Copy()
+	name := cfg.RuntimeParams["application_name"]
+	if name == "" {
+		name = "windforce"
+	}
+	name = strings.TrimSpace(name + " listener " + schema)
+	if len(name) > 63 { // Postgres keeps NAMEDATALEN-1 bytes
+		name = name[:63]
+	}
+	cfg.RuntimeParams["application_name"] = name
+	return cfg
+}
+
 // startListener starts the listener once; nil after Close.
 func (s *Driver) startListener() *listener {
 	s.mu.Lock()
@@ -98,18 +117,19 @@ func (s *Driver) startListener() *listener {
 		return nil
 	}
 	if s.listener == nil {
-		s.listener = newListener(s.pool.Config().ConnConfig, s, s.log, s.keepalive)
+		s.listener = newListener(s.listenCfg, s, s.log, s.keepalive)
 	}
 	return s.listener
 }
 
 // listener holds one dedicated connection (outside the pool, so claims
-// never wait behind it) that LISTENs on the store's two channels: it feeds
+// never wait behind it) that LISTENs on the store's three channels: it feeds
 // each enqueue notification's tag to the Wakeups and each completion
-// notification's job ids to the Completions. It reconnects with backoff
-// when the connection is lost, and then wakes every subscriber of both:
-// notifications sent while it was away are lost, so workers and waiters
-// must look for themselves.
+// notification's job ids to the Completions, and each dispatch to the
+// Dispatches. It reconnects with backoff when the connection is lost, and
+// then wakes every subscriber and marks every inbox missed: notifications
+// sent while it was away are lost, so workers and waiters must look for
+// themselves.
 type listener struct {
 	cfg             *pgx.ConnConfig
 	channel         string
@@ -162,6 +182,7 @@ func (l *listener) run(ctx context.Context) {
 				l.log.Info("job wake-up listener reconnected", "channel", l.channel)
 				l.wakeups.NotifyAll()
 				l.completions.NotifyAll()
+				l.dispatches.MissedAll()
 			}
 			delay = listenMinBackoff
 			err = l.receive(ctx, conn)

@@ -88,15 +88,30 @@ func TestListenerReconnectsAndWakesEveryone(t *testing.T) {
 	ctx := context.Background()
 	ch, stop := s.Subscribe([]string{"default"})
 	defer stop()
+	inbox, stopInbox := s.SubscribeDispatch("w1")
+	defer stopInbox()
 	l := s.listener
 	pid := l.pid.Load()
 
-	// Kill the listener's backend, as a failover or an idle-killer would.
-	if _, err := s.pool.Exec(ctx, "SELECT pg_terminate_backend($1)", int32(pid)); err != nil {
-		t.Fatal(err)
+	// Kill the listener's backend, as a failover or an idle-killer would;
+	// its application_name tells it from the pool's connections.
+	var killed int32
+	var ok bool
+	if err := s.pool.QueryRow(ctx, `SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE application_name = 'windforce listener ' || current_schema()`).Scan(&killed, &ok); err != nil || !ok || uint32(killed) != pid {
+		t.Fatalf("terminated backend %d (%v), want the listener's %d", killed, err, pid)
 	}
-	// It reconnects and wakes every subscriber (it may have missed jobs).
+	// It reconnects, wakes every subscriber and marks every inbox missed
+	// (it may have missed jobs and dispatches).
 	drivertest.WaitWake(t, ch, "after the listener reconnected")
+	select {
+	case <-inbox.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the dispatch inbox was not told after the reconnect")
+	}
+	if leases, missed := inbox.Take(); !missed || len(leases) != 0 {
+		t.Fatalf("inbox after the reconnect: %v, missed %v; want nothing, missed", leases, missed)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for l.pid.Load() == pid {
 		if time.Now().After(deadline) {

@@ -63,6 +63,8 @@ type Driver struct {
 
 	// keepalive is the listener's quiet spell before a ping (tests shorten it).
 	keepalive time.Duration
+	// listenCfg is the listener connection's configuration (listenerConfig).
+	listenCfg *pgx.ConnConfig
 	wakeups   spine.Wakeups
 	// completions is fed by the listener from doneChannel: jobs finished
 	// by any process on this database.
@@ -99,6 +101,7 @@ func Open(ctx context.Context, url string, opts Options) (*Driver, error) {
 	if opts.Tracer != nil {
 		cfg.ConnConfig.Tracer = opts.Tracer
 	}
+	listenCfg := listenerConfig(cfg.ConnConfig, opts.Schema)
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		// The spine returns times in UTC whatever the session time zone is.
 		conn.TypeMap().RegisterType(&pgtype.Type{
@@ -122,6 +125,7 @@ func Open(ctx context.Context, url string, opts Options) (*Driver, error) {
 		dispatchChannel: channelName(baseDispatchChannel, opts.Schema),
 
 		keepalive: listenKeepalive,
+		listenCfg: listenCfg,
 	}
 	s.exec = &executor{d: s, q: pool}
 	if s.log == nil {

@@ -13,8 +13,8 @@ import (
 
 // SQLite does not dispatch at enqueue (spine/dispatch.go): the enqueue and
 // the worker share the process and the one writer, and a claim costs no
-// network round trip. ReadDispatched and Withdraw still answer for what
-// a claim made, as on a store that dispatches.
+// network round trip. ReadDispatched and Owned still answer for what a
+// claim made, as on a store that dispatches.
 
 // SubscribeDispatch returns an inbox that never fills.
 func (s *Driver) SubscribeDispatch(string) (*spine.Inbox, func()) {
@@ -58,9 +58,12 @@ func (e *executor) ReadDispatched(ctx context.Context, worker string, l spine.Le
 	return j, nil
 }
 
-// Withdraw reads the leases of the running jobs worker owns; there is no
-// offer to delete (driver.QueueExecutor).
-func (e *executor) Withdraw(ctx context.Context, worker string) ([]spine.Lease, error) {
+// Withdraw has no offer to delete (driver.QueueExecutor).
+func (e *executor) Withdraw(context.Context, string) error { return nil }
+
+// Owned reads the leases of the running jobs worker owns, on the reader
+// pool (driver.QueueExecutor).
+func (e *executor) Owned(ctx context.Context, worker string) ([]spine.Lease, error) {
 	rows, err := e.read(ctx, qOwnedLeases, sql.Named("worker", worker))
 	if err != nil {
 		return nil, err
