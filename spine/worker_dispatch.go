@@ -18,33 +18,44 @@ const offerSpan = 3
 // the database says the worker owns that it never heard of; if that read
 // fails they are released at the stop, or reaped.
 func (w *Worker) takeDispatched(ctx context.Context, jobs *sync.WaitGroup, inbox *Inbox) {
-	leases, missed := inbox.Take()
+	dispatched, missed := inbox.Take()
 	if missed {
 		owned, err := w.owned(ctx)
 		if err != nil {
 			w.log.Warn("reading the jobs dispatched while the listener was away failed", "err", err)
 		}
-		if unheard := w.unheard(owned, leases); len(unheard) > 0 {
+		taken := make([]Lease, len(dispatched))
+		for i, d := range dispatched {
+			taken[i] = d.Lease
+		}
+		if unheard := w.unheard(owned, taken); len(unheard) > 0 {
 			w.log.Info("adopting jobs dispatched while the listener was away", "jobs", len(unheard))
-			leases = append(leases, unheard...)
+			for _, l := range unheard {
+				dispatched = append(dispatched, Dispatch{Lease: l})
+			}
 		}
 	}
-	w.startDispatched(ctx, jobs, leases)
+	w.startDispatched(ctx, jobs, dispatched)
 }
 
-// startDispatched starts the jobs enqueues dispatched to this worker. A
-// lease it already holds (adopted, then notified late) is skipped. A
-// lease the worker has no free slot for (the database counted a slot
-// that is not free here yet), or that arrives while it stops, goes back
-// to the queue at once.
-func (w *Worker) startDispatched(ctx context.Context, jobs *sync.WaitGroup, leases []Lease) {
+// startDispatched starts the jobs enqueues dispatched to this worker,
+// reading those that came without their job. A lease it already holds
+// (adopted, then notified late) is skipped. A lease the worker has no
+// free slot for (the database counted a slot that is not free here yet),
+// or that arrives while it stops, goes back to the queue at once.
+func (w *Worker) startDispatched(ctx context.Context, jobs *sync.WaitGroup, dispatched []Dispatch) {
 	var back []Lease
-	for _, l := range leases {
+	for _, d := range dispatched {
+		l := d.Lease
 		if w.holds(l) {
 			continue
 		}
 		if ctx.Err() != nil || w.active() >= w.cfg.Concurrency {
 			back = append(back, l)
+			continue
+		}
+		if d.Job != nil {
+			w.launch(ctx, jobs, d.Job)
 			continue
 		}
 		w.start(ctx, jobs, l, func(ctx context.Context) (*ClaimedJob, error) {

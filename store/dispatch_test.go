@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/windforce/windforce/internal/testdb"
 	"github.com/windforce/windforce/spine"
 )
 
@@ -29,8 +31,8 @@ func offerFor(t *testing.T, s *Store, worker string, tags []string, capacity int
 	}
 }
 
-// nextDispatch waits for one lease in the inbox.
-func nextDispatch(t *testing.T, in *spine.Inbox) spine.Lease {
+// nextDispatch waits for one dispatch in the inbox.
+func nextDispatch(t *testing.T, in *spine.Inbox) spine.Dispatch {
 	t.Helper()
 	select {
 	case <-in.Ready():
@@ -39,7 +41,7 @@ func nextDispatch(t *testing.T, in *spine.Inbox) spine.Lease {
 	}
 	ls, missed := in.Take()
 	if len(ls) != 1 || missed {
-		t.Fatalf("inbox held %d leases (missed %v), want 1", len(ls), missed)
+		t.Fatalf("inbox held %d dispatches (missed %v), want 1", len(ls), missed)
 	}
 	return ls[0]
 }
@@ -68,7 +70,7 @@ func TestDispatchAtEnqueue(t *testing.T) {
 	defer stop()
 	offerFor(t, s, dispatchWorker, []string{"default"}, 2, time.Minute, time.Time{})
 	res := mustEnqueue(t, s, pinJob("default"))
-	l := nextDispatch(t, in)
+	l := nextDispatch(t, in).Lease
 	if l.JobID != res.ID {
 		t.Fatalf("dispatched %s, want %s", l.JobID, res.ID)
 	}
@@ -112,7 +114,7 @@ func TestDispatchKeepsOrderAndCapacity(t *testing.T) {
 	defer stop()
 	offerFor(t, s, dispatchWorker, []string{"t"}, 1, time.Minute, time.Time{})
 	a := mustEnqueue(t, s, pinJob("t"))
-	la := nextDispatch(t, in)
+	la := nextDispatch(t, in).Lease
 	if la.JobID != a.ID {
 		t.Fatalf("dispatched %s, want the first job", la.JobID)
 	}
@@ -126,7 +128,7 @@ func TestDispatchKeepsOrderAndCapacity(t *testing.T) {
 	urgent := pinJob("t")
 	urgent.Priority = 5
 	d := mustEnqueue(t, s, urgent)
-	if l := nextDispatch(t, in); l.JobID != d.ID {
+	if l := nextDispatch(t, in).Lease; l.JobID != d.ID {
 		t.Fatalf("dispatched %s, want the job that outranks every waiting one", l.JobID)
 	}
 	jobs, err := s.Claim(ctx, spine.ClaimParams{Worker: "other", Tags: []string{"t"}, Limit: 5})
@@ -151,7 +153,7 @@ func TestDispatchOnlyWithinTheOffer(t *testing.T) {
 	requireWaiting(t, s, mustEnqueue(t, s, later).ID, "a job scheduled later")
 	requireWaiting(t, s, mustEnqueue(t, s, pinJob("elsewhere")).ID, "a job of another tag")
 	res := mustEnqueue(t, s, pinJob("t"))
-	l := nextDispatch(t, in)
+	l := nextDispatch(t, in).Lease
 	keyed := pinJob("t")
 	keyed.CoalesceKey = "k"
 	requireWaiting(t, s, mustEnqueue(t, s, keyed).ID, "a job with a coalesce key")
@@ -417,7 +419,7 @@ func heardBy(t *testing.T, s *Store, other *spine.Inbox) {
 	sentinel := spine.Lease{JobID: uuid.New(), ClaimToken: uuid.New()}
 	sqlInt(t, s, `SELECT count(*) FILTER (WHERE pg_notify('windforce_dispatch_' || current_schema(),
 		'`+sentinel.JobID.String()+` `+sentinel.ClaimToken.String()+` someone-else')::text = '')`)
-	if l := nextDispatch(t, other); l != sentinel {
+	if l := nextDispatch(t, other).Lease; l != sentinel {
 		t.Fatalf("someone-else was dispatched %v, want the sentinel %v", l, sentinel)
 	}
 }
@@ -446,4 +448,84 @@ func nextRun(t *testing.T, ran <-chan uuid.UUID) uuid.UUID {
 		t.Fatal("no job ran within 10s")
 		return uuid.Nil
 	}
+}
+
+// An enqueue in the worker's own process hands the dispatched job over
+// with its lease, as the worker would have read it (JSON equal in
+// meaning: jsonb orders keys), and its notification, when it comes, is
+// dropped: the job reaches the worker once.
+func TestDispatchHandsTheJobOverInProcess(t *testing.T) {
+	t.Parallel()
+	s := openPostgres(t)
+	in, stop := s.SubscribeDispatch(dispatchWorker)
+	defer stop()
+	other, stopOther := s.SubscribeDispatch("someone-else")
+	defer stopOther()
+	offerFor(t, s, dispatchWorker, []string{"default"}, 2, time.Minute, time.Time{})
+	p := pinJob("default")
+	p.Input = json.RawMessage(`{"zeta": 1, "alpha": [1, 2], "mid": {"b": true, "a": null}}`)
+	p.Pin.InputSchema = json.RawMessage(`{"type": "object", "properties": {"zeta": {"type": "number"}}}`)
+	p.Pin.OutputSchema = json.RawMessage(`{"type":"object"}`)
+	p.Pin.Timeout = 1500*time.Millisecond + 300*time.Microsecond
+	p.Pin.Retry = spine.RetryPolicy{MaxAttempts: 3, Backoff: 0, Factor: 1.5}
+	p.Pin.Limits = spine.Limits{Memory: 64 << 20, CPU: 0.5}
+	p.Pin.Env = []spine.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "two"}}
+	p.Pin.Warm = &spine.Warm{MaxJobs: 10, Idle: time.Minute}
+	p.Pin.Entrypoint, p.Pin.Runtime, p.Pin.CommitSHA = "main.ts", "bun", "abc"
+	p.TriggerRef, p.CreatedBy, p.Priority = "ref", "me", 3
+	res := mustEnqueue(t, s, p)
+
+	d := nextDispatch(t, in)
+	if d.Job == nil || d.Lease.JobID != res.ID || d.Job.ID != res.ID || d.Job.ClaimToken != d.Lease.ClaimToken {
+		t.Fatalf("dispatch %+v: want job %s handed over with its lease", d, res.ID)
+	}
+	read, err := s.ReadDispatched(t.Context(), dispatchWorker, d.Lease)
+	if err != nil {
+		t.Fatalf("read dispatched: %v", err)
+	}
+	handed := *d.Job
+	for _, f := range []struct {
+		name      string
+		got, want *json.RawMessage
+	}{{"input", &handed.Input, &read.Input}, {"input schema", &handed.Pin.InputSchema, &read.Pin.InputSchema},
+		{"output schema", &handed.Pin.OutputSchema, &read.Pin.OutputSchema}} {
+		if !sameJSON(t, *f.got, *f.want) {
+			t.Errorf("%s handed over %s, read %s", f.name, *f.got, *f.want)
+		}
+		*f.got = *f.want
+	}
+	if !reflect.DeepEqual(handed, read) {
+		t.Fatalf("handed over\n%+v\nread\n%+v", handed, read)
+	}
+	heardBy(t, s, other)
+	if ds, missed := in.Take(); len(ds) != 0 || missed {
+		t.Fatalf("after the hand-over the inbox got %+v (missed %v): the notification came through", ds, missed)
+	}
+}
+
+// An enqueue in another process (another store on the same schema) has
+// no job to hand over: the worker hears the lease and reads the job.
+func TestDispatchFromAnotherProcessIsNotified(t *testing.T) {
+	t.Parallel()
+	url, schema := testdb.PostgresSchema(t)
+	s := openPostgresAt(t, url, schema)
+	in, stop := s.SubscribeDispatch(dispatchWorker)
+	defer stop()
+	offerFor(t, s, dispatchWorker, []string{"default"}, 2, time.Minute, time.Time{})
+	res := mustEnqueue(t, openPostgresAt(t, url, schema), pinJob("default"))
+	if d := nextDispatch(t, in); d.Job != nil || d.Lease.JobID != res.ID {
+		t.Fatalf("dispatch %+v: want the lease of %s, no job", d, res.ID)
+	}
+}
+
+func sameJSON(t *testing.T, a, b json.RawMessage) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("%s: %v", a, err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return reflect.DeepEqual(x, y)
 }

@@ -50,6 +50,13 @@ func eachDriver(t *testing.T, fn func(t *testing.T, open func(t *testing.T) *Sto
 func openPostgres(t *testing.T) *Store {
 	t.Helper()
 	url, schema := testdb.PostgresSchema(t)
+	return openPostgresAt(t, url, schema)
+}
+
+// openPostgresAt opens a core on schema, as another process on the same
+// database would.
+func openPostgresAt(t *testing.T, url, schema string) *Store {
+	t.Helper()
 	d, err := postgres.Open(t.Context(), url, postgres.Options{Schema: schema, MaxConns: 6, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("open postgres: %v", err)

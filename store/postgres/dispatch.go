@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/windforce/windforce/spine"
@@ -72,6 +73,54 @@ func (e *executor) Owned(ctx context.Context, worker string) ([]spine.Lease, err
 		return nil, translate(err)
 	}
 	return leases, nil
+}
+
+// enqueuedRow is what enqueue.sql returns: the job, and for a job it
+// dispatched, the lease and start it wrote.
+type enqueuedRow struct {
+	id         uuid.UUID
+	generation int64
+	token      *uuid.UUID
+	worker     string
+	startedAt  *time.Time
+}
+
+func (r *enqueuedRow) scan(row pgx.Row) error {
+	var worker *string
+	if err := row.Scan(&r.id, &r.generation, &r.token, &worker, &r.startedAt); err != nil {
+		return err
+	}
+	if worker != nil {
+		r.worker = *worker
+	}
+	return nil
+}
+
+// dispatched is the job the enqueue of p dispatched, as ReadDispatched
+// would read it, so that an enqueue in its worker's process can hand it
+// over (spine.Dispatches.Expect); nil when it dispatched nothing or err
+// leaves it unknown. The pin goes through the codecs of its columns
+// (insertArgs there, scanClaimed back), so it is what a read would give;
+// only JSON may differ in form (jsonb orders keys), never in meaning.
+func (r *enqueuedRow) dispatched(p spine.EnqueueParams, err error) *spine.ClaimedJob {
+	if err != nil || r.token == nil || r.startedAt == nil {
+		return nil
+	}
+	pin := p.Pin
+	pin.InputSchema, pin.OutputSchema = compactJSON(pin.InputSchema), compactJSON(pin.OutputSchema)
+	pin.Timeout = pin.Timeout.Truncate(time.Millisecond)
+	pin.Retry = retryPolicy(pin.Retry.MaxAttempts, max(1, pin.Retry.Backoff.Milliseconds()), pin.Retry.Factor)
+	// A limit not set (not positive) is stored NULL and read back as zero.
+	pin.Limits = spine.Limits{Memory: max(0, pin.Limits.Memory), Pids: max(0, pin.Limits.Pids), CPU: max(0, pin.Limits.CPU)}
+	if err := (pinCols{env: spine.EnvColumn(pin.Env), warm: spine.WarmColumn(pin.Warm)}).apply(&pin); err != nil {
+		return nil // the worker reads it instead
+	}
+	at := r.startedAt.UTC()
+	return &spine.ClaimedJob{
+		ID: r.id, Workspace: p.Workspace, TriggerKind: p.TriggerKind, TriggerRef: p.TriggerRef,
+		CreatedBy: p.CreatedBy, Input: compactJSON(p.Input), Pin: pin, Priority: p.Priority,
+		ClaimToken: *r.token, Attempt: 1, CreatedAt: at, StartedAt: at, Generation: r.generation,
+	}
 }
 
 func scanLease(row pgx.CollectableRow) (spine.Lease, error) {

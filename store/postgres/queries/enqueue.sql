@@ -34,7 +34,9 @@
 -- row of two, migration 0021), in that order.
 --
 -- The last line wakes the job's tag, or tells its worker of a dispatched
--- job on @dispatch_channel ("job_id claim_token worker"). A dispatch also
+-- job on @dispatch_channel ("job_id claim_token worker"); the lease and
+-- start it returns let an enqueue in the worker's own process hand the
+-- job over itself (enqueue.go). A dispatch also
 -- turns synchronous_commit back on for this transaction (set_config,
 -- local): an enqueue the caller let commit unsynced is flushed before its
 -- job runs, as the claim's synced commit would have flushed it.
@@ -118,7 +120,7 @@ WITH offer AS MATERIALIZED (
                       AND x.used_at >= greatest(coalesce(@now::timestamptz, now()), now()) - @schema_touch_ms::bigint * interval '1 millisecond')
     ON CONFLICT (hash) DO UPDATE SET used_at = greatest(job_schema.used_at, excluded.used_at)
 )
-SELECT job_id, generation
+SELECT job_id, generation, claim_token, worker, started_at
 FROM queued
 WHERE (CASE WHEN running THEN pg_notify(@dispatch_channel::text, job_id::text || ' ' || claim_token::text || ' ' || worker)::text
                               || set_config('synchronous_commit', 'on', true) = 'on'
