@@ -1,24 +1,20 @@
 package spine
 
-import (
-	"sync"
-
-	"github.com/google/uuid"
-)
+import "sync"
 
 // Dispatch at enqueue (docs/QUEUE.md). A worker whose claim found the
 // queue short leaves an offer (ClaimParams.Offer); an enqueue of a due job
 // that no waiting job of its tag outranks may then take the offer and
 // insert the job already running, owned by that worker with a fresh claim
 // token and its first ping, in the enqueue's own statement. The worker
-// learns of it from a notification and reads the job by its lease: one
-// claim round trip fewer between a request and its job's start. When the
-// enqueue ran in the worker's own process the job itself goes to the
-// worker from there, and the read is skipped too (Dispatches.Expect).
+// learns of it from a notification, which carries the job as a read would
+// return it when it fits: one claim round trip fewer between a request
+// and its job's start, and no read. A job too big for a notification the
+// worker reads by its lease.
 //
 //	worker: claim (short) ──▶ worker_offer row (tags, capacity, expiry)
-//	enqueue ──▶ job_queue row running, owned ──NOTIFY──▶ Inbox ──▶ ReadDispatched ──▶ run
-//	   └── same process: the job ───────────────────────▶ Inbox ───────────────────▶ run
+//	enqueue ──▶ job_queue row running, owned ──NOTIFY (lease, job)──▶ Inbox ──▶ run
+//	                                          (lease only) ──▶ Inbox ──▶ ReadDispatched ──▶ run
 //
 // Every promise of a claim holds for a dispatch: one owner (the offer row
 // is locked by the enqueue that dispatches), the first ping written with
@@ -30,10 +26,15 @@ import (
 // inbox missed, and each worker adopts the running jobs the database says
 // it owns that it never heard of (Store.Owned). A worker that stops
 // releases those instead; a dead worker's are reaped.
+//
+// A job reaches its worker once: the listener hears each notification
+// once, and a job adopted after a reconnect whose notification was only
+// late (it committed after the new LISTEN) is recorded in the inbox
+// (Inbox.Adopt), which drops that notification.
 
-// Dispatch is one job dispatched to a worker: its lease and, when the
-// enqueue that dispatched it ran in this process, the job as the worker
-// would have read it (nil: the worker reads it by the lease).
+// Dispatch is one job dispatched to a worker: its lease and, when its
+// notification could carry it, the job as the worker would have read it
+// (nil: the worker reads it by the lease).
 type Dispatch struct {
 	Lease Lease
 	Job   *ClaimedJob
@@ -45,9 +46,10 @@ type Dispatch struct {
 type Inbox struct {
 	ready chan struct{}
 
-	mu     sync.Mutex
-	queue  []Dispatch
-	missed bool // notifications may have been lost since the last Take
+	mu      sync.Mutex
+	queue   []Dispatch
+	missed  bool           // notifications may have been lost since the last Take
+	adopted map[Lease]bool // adopted since the last reconnect: their notifications are dropped
 }
 
 // Ready receives a value when dispatches may be waiting in the inbox.
@@ -64,8 +66,38 @@ func (in *Inbox) Take() (dispatched []Dispatch, missed bool) {
 	return dispatched, missed
 }
 
+// Adopt records leases the worker found it owns after a Take that
+// reported missed, and is about to start: a notification of one that
+// arrived since is removed, and one that arrives later is dropped. The
+// record lasts until the next reconnect, after which no notification of
+// the connection that could have sent them can arrive.
+func (in *Inbox) Adopt(leases []Lease) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.adopted == nil {
+		in.adopted = map[Lease]bool{}
+	}
+	for _, l := range leases {
+		in.adopted[l] = true
+	}
+	kept := in.queue[:0]
+	for _, d := range in.queue {
+		if in.adopted[d.Lease] {
+			delete(in.adopted, d.Lease)
+			continue
+		}
+		kept = append(kept, d)
+	}
+	in.queue = kept
+}
+
 func (in *Inbox) put(d Dispatch) {
 	in.mu.Lock()
+	if in.adopted[d.Lease] {
+		delete(in.adopted, d.Lease)
+		in.mu.Unlock()
+		return
+	}
 	in.queue = append(in.queue, d)
 	in.mu.Unlock()
 	in.signal()
@@ -74,6 +106,7 @@ func (in *Inbox) put(d Dispatch) {
 func (in *Inbox) miss() {
 	in.mu.Lock()
 	in.missed = true
+	in.adopted = nil
 	in.mu.Unlock()
 	in.signal()
 }
@@ -85,28 +118,13 @@ func (in *Inbox) signal() {
 	}
 }
 
-// Dispatches routes dispatches to the inboxes of the workers of this
-// process, by worker name. Stores with dispatch feed it from their
-// listener (Deliver) and from their own enqueues (Expect, Settle); a
-// dispatch for a worker not here is dropped (it belongs to another
-// process, which hears the same notification).
-//
-// A job handed over by its enqueue runs without a read that would fence
-// it, so it must reach its worker once and before its notification, which
-// may arrive first (another connection): Expect, before the enqueue's
-// statement, makes Deliver hold back that job's notification until Settle,
-// and Settle then drops the one of a job it handed over, or delivers it.
+// Dispatches routes dispatch notifications to the inboxes of the workers
+// of this process, by worker name. Stores with dispatch feed it from
+// their listener; a dispatch for a worker not here is dropped (it belongs
+// to another process, which hears the same notification).
 type Dispatches struct {
-	mu       sync.Mutex
-	boxes    map[string]*Inbox
-	expected map[uuid.UUID]*expectation
-}
-
-// expectation is a job whose enqueue may hand it over in this process.
-type expectation struct {
-	settled bool      // handed over: drop its notification when it comes
-	heard   *Dispatch // its notification, held back until Settle
-	worker  string    // whom heard is for
+	mu    sync.Mutex
+	boxes map[string]*Inbox
 }
 
 // Subscribe gives worker its inbox until the returned function ends it.
@@ -133,19 +151,12 @@ func (d *Dispatches) Subscribe(worker string) (*Inbox, func()) {
 }
 
 // MissedAll marks every inbox missed: the listener was away, and
-// dispatches notified meanwhile reached nobody. The notifications of
-// jobs already handed over may be among them: they are no longer awaited
-// (one that comes after all is fenced by the worker's read).
+// dispatches notified meanwhile reached nobody.
 func (d *Dispatches) MissedAll() {
 	d.mu.Lock()
 	boxes := make([]*Inbox, 0, len(d.boxes))
 	for _, in := range d.boxes {
 		boxes = append(boxes, in)
-	}
-	for id, e := range d.expected {
-		if e.settled {
-			delete(d.expected, id)
-		}
 	}
 	d.mu.Unlock()
 	for _, in := range boxes {
@@ -153,69 +164,21 @@ func (d *Dispatches) MissedAll() {
 	}
 }
 
-// Deliver puts the lease of a dispatch notification into worker's inbox,
-// if that worker is in this process, unless its job's enqueue is
-// expected to hand the job over here (Expect).
-func (d *Dispatches) Deliver(worker string, l Lease) {
-	d.mu.Lock()
-	in := d.boxes[worker]
-	if e := d.expected[l.JobID]; e != nil && in != nil {
-		if e.settled {
-			delete(d.expected, l.JobID)
-			in = nil
-		} else {
-			e.heard, e.worker = &Dispatch{Lease: l}, worker
-			in = nil
-		}
-	}
-	d.mu.Unlock()
-	if in != nil {
-		in.put(Dispatch{Lease: l})
-	}
-}
-
-// Expect announces an enqueue of job id that may dispatch it, before its
-// statement runs. It reports false, and nothing is recorded, when no
-// worker of this process has an inbox: there is nobody to hand it to.
-// Settle must follow a true.
-func (d *Dispatches) Expect(id uuid.UUID) bool {
+// Here reports whether worker has an inbox in this process: a listener
+// decodes a notification's job only for a worker here.
+func (d *Dispatches) Here(worker string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if len(d.boxes) == 0 {
-		return false
-	}
-	if d.expected == nil {
-		d.expected = map[uuid.UUID]*expectation{}
-	}
-	d.expected[id] = &expectation{}
-	return true
+	return d.boxes[worker] != nil
 }
 
-// Settle ends what Expect began. job is what the enqueue dispatched to
-// worker, or nil when it dispatched nothing or failed: then a
-// notification held back is delivered as it came.
-func (d *Dispatches) Settle(id uuid.UUID, worker string, job *ClaimedJob) {
+// Deliver puts a dispatch into worker's inbox, if that worker is in this
+// process.
+func (d *Dispatches) Deliver(worker string, dispatched Dispatch) {
 	d.mu.Lock()
-	e := d.expected[id]
-	var in *Inbox
-	var put Dispatch
-	switch {
-	case e == nil: // MissedAll cannot drop an unsettled one; nothing to do
-	case job != nil && d.boxes[worker] != nil:
-		in, put = d.boxes[worker], Dispatch{Lease: Lease{JobID: job.ID, ClaimToken: job.ClaimToken}, Job: job}
-		if e.heard != nil {
-			delete(d.expected, id)
-		} else {
-			e.settled = true
-		}
-	default:
-		delete(d.expected, id)
-		if e.heard != nil {
-			in, put = d.boxes[e.worker], *e.heard
-		}
-	}
+	in := d.boxes[worker]
 	d.mu.Unlock()
 	if in != nil {
-		in.put(put)
+		in.put(dispatched)
 	}
 }

@@ -30,6 +30,7 @@ func (w *Worker) takeDispatched(ctx context.Context, jobs *sync.WaitGroup, inbox
 		}
 		if unheard := w.unheard(owned, taken); len(unheard) > 0 {
 			w.log.Info("adopting jobs dispatched while the listener was away", "jobs", len(unheard))
+			inbox.Adopt(unheard)
 			for _, l := range unheard {
 				dispatched = append(dispatched, Dispatch{Lease: l})
 			}

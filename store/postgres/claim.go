@@ -77,33 +77,45 @@ func collectClaimed(rows pgx.Rows) ([]spine.ClaimedJob, error) {
 
 // scanClaimed reads one row of claim.sql.
 func scanClaimed(row pgx.CollectableRow) (spine.ClaimedJob, error) {
-	var (
-		j                 spine.ClaimedJob
-		trigger           string
-		input, in, out    []byte
-		timeoutMS, backMS int64
-		maxAttempts       int
-		factor            float64
-		limits            limitCols
-		pinned            pinCols
-	)
-	err := row.Scan(&j.ID, &j.Workspace, &trigger, &j.TriggerRef, &j.CreatedBy, &j.CreatedAt, &input,
+	var c claimedCols
+	j := &c.job
+	err := row.Scan(&j.ID, &j.Workspace, &c.trigger, &j.TriggerRef, &j.CreatedBy, &j.CreatedAt, &c.input,
 		&j.Pin.GitSourceID, &j.Pin.CommitSHA, &j.Pin.AppKey, &j.Pin.ActionKey, &j.Pin.Entrypoint, &j.Pin.Runtime,
-		&in, &out, &timeoutMS, &j.Pin.Tag,
-		&maxAttempts, &backMS, &factor,
-		&limits.memory, &limits.pids, &limits.cpu, &pinned.env, &pinned.warm,
+		&c.inSchema, &c.outSchema, &c.timeoutMS, &j.Pin.Tag,
+		&c.maxAttempts, &c.backoffMS, &c.factor,
+		&c.limits.memory, &c.limits.pids, &c.limits.cpu, &c.pinned.env, &c.pinned.warm,
 		&j.Priority, &j.ClaimToken, &j.Attempt, &j.Restarts, &j.StartedAt, &j.Generation)
 	if err != nil {
-		return j, err
+		return c.job, err
 	}
-	j.TriggerKind = spine.TriggerKind(trigger)
-	j.Input = compactJSON(input)
-	j.Pin.InputSchema = compactJSON(in)
-	j.Pin.OutputSchema = compactJSON(out)
-	j.Pin.Timeout = time.Duration(timeoutMS) * time.Millisecond
-	j.Pin.Retry = retryPolicy(maxAttempts, backMS, factor)
-	j.Pin.Limits = limits.limits()
-	return j, pinned.apply(&j.Pin)
+	return c.claimed()
+}
+
+// claimedCols are a claimed job's columns as claim.sql and
+// read_dispatched.sql return them, and as a dispatch notification
+// carries them (notifiedJob): the job with the columns it is built from.
+type claimedCols struct {
+	job                        spine.ClaimedJob
+	trigger                    string
+	input, inSchema, outSchema []byte
+	timeoutMS, backoffMS       int64
+	maxAttempts                int
+	factor                     float64
+	limits                     limitCols
+	pinned                     pinCols
+}
+
+// claimed builds the job from its columns.
+func (c *claimedCols) claimed() (spine.ClaimedJob, error) {
+	j := c.job
+	j.TriggerKind = spine.TriggerKind(c.trigger)
+	j.Input = compactJSON(c.input)
+	j.Pin.InputSchema = compactJSON(c.inSchema)
+	j.Pin.OutputSchema = compactJSON(c.outSchema)
+	j.Pin.Timeout = time.Duration(c.timeoutMS) * time.Millisecond
+	j.Pin.Retry = retryPolicy(c.maxAttempts, c.backoffMS, c.factor)
+	j.Pin.Limits = c.limits.limits()
+	return j, c.pinned.apply(&j.Pin)
 }
 
 // Heartbeat renews every still-owned lease in one statement and returns

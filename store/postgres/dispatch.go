@@ -2,10 +2,10 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/windforce/windforce/spine"
@@ -13,8 +13,9 @@ import (
 
 // Dispatch at enqueue (spine/dispatch.go, migration 0022): the claim
 // leaves the offer (claim.sql), the enqueue takes it (enqueue.sql), the
-// listener routes the notification (listen.go), and the two operations
-// here read the dispatched job and end the offer.
+// listener routes the notification (listen.go), and what is here decodes
+// the job a notification carries, reads one it could not carry, and
+// ends the offer.
 
 // offerMillis is the claim's @offer_ms: the offer's life, or 0 for none
 // (none asked, or no listener to hear the dispatches).
@@ -75,52 +76,73 @@ func (e *executor) Owned(ctx context.Context, worker string) ([]spine.Lease, err
 	return leases, nil
 }
 
-// enqueuedRow is what enqueue.sql returns: the job, and for a job it
-// dispatched, the lease and start it wrote.
-type enqueuedRow struct {
-	id         uuid.UUID
-	generation int64
-	token      *uuid.UUID
-	worker     string
-	startedAt  *time.Time
+// notifiedJob is the job line of a dispatch notification (enqueue.sql):
+// the job row as stored, its queue generation and start, and its schema
+// bodies, the columns read_dispatched.sql returns for it.
+type notifiedJob struct {
+	Job struct {
+		Workspace     string          `json:"workspace"`
+		TriggerKind   string          `json:"trigger_kind"`
+		TriggerRef    string          `json:"trigger_ref"`
+		CreatedBy     string          `json:"created_by"`
+		CreatedAt     time.Time       `json:"created_at"`
+		Input         json.RawMessage `json:"input"`
+		GitSourceID   string          `json:"git_source_id"`
+		CommitSHA     string          `json:"commit_sha"`
+		AppKey        string          `json:"app_key"`
+		ActionKey     string          `json:"action_key"`
+		Entrypoint    string          `json:"entrypoint"`
+		Runtime       string          `json:"runtime"`
+		TimeoutMS     int64           `json:"timeout_ms"`
+		Tag           string          `json:"tag"`
+		Priority      int             `json:"priority"`
+		MaxAttempts   int             `json:"max_attempts"`
+		BackoffMS     int64           `json:"backoff_ms"`
+		BackoffFactor float64         `json:"backoff_factor"`
+		LimitMemory   *int64          `json:"limit_memory"`
+		LimitPids     *int            `json:"limit_pids"`
+		LimitCPU      *float64        `json:"limit_cpu"`
+		Env           *string         `json:"env"`
+		Warm          *string         `json:"warm"`
+	} `json:"job"`
+	Generation   int64           `json:"generation"`
+	StartedAt    time.Time       `json:"started_at"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	OutputSchema json.RawMessage `json:"output_schema"`
 }
 
-func (r *enqueuedRow) scan(row pgx.Row) error {
-	var worker *string
-	if err := row.Scan(&r.id, &r.generation, &r.token, &worker, &r.startedAt); err != nil {
-		return err
+// decodeNotifiedJob builds the job a dispatch notification carries under
+// lease l, as ReadDispatched would have read it: the same columns through
+// the same conversions (claimedCols). A dispatched job is on its first
+// attempt.
+func decodeNotifiedJob(l spine.Lease, body string) (spine.ClaimedJob, error) {
+	var n notifiedJob
+	if err := json.Unmarshal([]byte(body), &n); err != nil {
+		return spine.ClaimedJob{}, err
 	}
-	if worker != nil {
-		r.worker = *worker
+	r := &n.Job
+	c := claimedCols{
+		job: spine.ClaimedJob{
+			ID: l.JobID, Workspace: r.Workspace, TriggerRef: r.TriggerRef, CreatedBy: r.CreatedBy,
+			CreatedAt: r.CreatedAt.UTC(), Priority: r.Priority, ClaimToken: l.ClaimToken, Attempt: 1,
+			StartedAt: n.StartedAt.UTC(), Generation: n.Generation,
+			Pin: spine.Pin{GitSourceID: r.GitSourceID, CommitSHA: r.CommitSHA, AppKey: r.AppKey, ActionKey: r.ActionKey,
+				Entrypoint: r.Entrypoint, Runtime: r.Runtime, Tag: r.Tag},
+		},
+		trigger: r.TriggerKind, input: r.Input, inSchema: jsonOrNil(n.InputSchema), outSchema: jsonOrNil(n.OutputSchema),
+		timeoutMS: r.TimeoutMS, backoffMS: r.BackoffMS, maxAttempts: r.MaxAttempts, factor: r.BackoffFactor,
+		limits: limitCols{memory: r.LimitMemory, pids: r.LimitPids, cpu: r.LimitCPU},
+		pinned: pinCols{env: r.Env, warm: r.Warm},
 	}
-	return nil
+	return c.claimed()
 }
 
-// dispatched is the job the enqueue of p dispatched, as ReadDispatched
-// would read it, so that an enqueue in its worker's process can hand it
-// over (spine.Dispatches.Expect); nil when it dispatched nothing or err
-// leaves it unknown. The pin goes through the codecs of its columns
-// (insertArgs there, scanClaimed back), so it is what a read would give;
-// only JSON may differ in form (jsonb orders keys), never in meaning.
-func (r *enqueuedRow) dispatched(p spine.EnqueueParams, err error) *spine.ClaimedJob {
-	if err != nil || r.token == nil || r.startedAt == nil {
+// jsonOrNil is v, or nil for JSON null (a NULL column).
+func jsonOrNil(v json.RawMessage) []byte {
+	if string(v) == "null" {
 		return nil
 	}
-	pin := p.Pin
-	pin.InputSchema, pin.OutputSchema = compactJSON(pin.InputSchema), compactJSON(pin.OutputSchema)
-	pin.Timeout = pin.Timeout.Truncate(time.Millisecond)
-	pin.Retry = retryPolicy(pin.Retry.MaxAttempts, max(1, pin.Retry.Backoff.Milliseconds()), pin.Retry.Factor)
-	// A limit not set (not positive) is stored NULL and read back as zero.
-	pin.Limits = spine.Limits{Memory: max(0, pin.Limits.Memory), Pids: max(0, pin.Limits.Pids), CPU: max(0, pin.Limits.CPU)}
-	if err := (pinCols{env: spine.EnvColumn(pin.Env), warm: spine.WarmColumn(pin.Warm)}).apply(&pin); err != nil {
-		return nil // the worker reads it instead
-	}
-	at := r.startedAt.UTC()
-	return &spine.ClaimedJob{
-		ID: r.id, Workspace: p.Workspace, TriggerKind: p.TriggerKind, TriggerRef: p.TriggerRef,
-		CreatedBy: p.CreatedBy, Input: compactJSON(p.Input), Pin: pin, Priority: p.Priority,
-		ClaimToken: *r.token, Attempt: 1, CreatedAt: at, StartedAt: at, Generation: r.generation,
-	}
+	return v
 }
 
 func scanLease(row pgx.CollectableRow) (spine.Lease, error) {

@@ -24,42 +24,37 @@ type querier interface {
 func (e *executor) EnqueueInsert(ctx context.Context, p spine.EnqueueParams, notify bool) (spine.EnqueueResult, bool, error) {
 	ctx, cancel := e.d.op(ctx)
 	defer cancel()
+	res := spine.EnqueueResult{}
 	args := insertArgs(p, e.d.channel, notify)
 	// Dispatch at enqueue (enqueue.sql): only a job that wakes workers
 	// (EnqueueBatch wakes them once, at its end), has no coalesce key, and
 	// is not inside a caller's transaction, which would hold the offer's
 	// lock for as long as it lasts.
-	dispatch := notify && p.CoalesceKey == "" && e.tx == nil
-	args["dispatch"] = dispatch
+	args["dispatch"] = notify && p.CoalesceKey == "" && e.tx == nil
 	args["dispatch_channel"] = e.d.dispatchChannel
-	var row enqueuedRow
 	var err error
-	handOver := dispatch && e.d.dispatches.Expect(p.ID)
 	if p.Unsynced && p.CoalesceKey == "" && e.tx == nil {
-		err = e.enqueueUnsynced(ctx, args, &row)
+		err = e.enqueueUnsynced(ctx, args, &res)
 	} else {
-		err = row.scan(e.q.QueryRow(ctx, qEnqueue, args))
-	}
-	if handOver {
-		e.d.dispatches.Settle(p.ID, row.worker, row.dispatched(p, err))
+		err = e.q.QueryRow(ctx, qEnqueue, args).Scan(&res.ID, &res.Generation)
 	}
 	if errors.Is(err, pgx.ErrNoRows) && p.AtCommit {
-		return spine.EnqueueResult{}, false, spine.ErrStalePin
+		return res, false, spine.ErrStalePin
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
-		return spine.EnqueueResult{}, false, nil
+		return res, false, nil
 	}
 	if err != nil {
-		return spine.EnqueueResult{}, false, translate(err)
+		return res, false, translate(err)
 	}
-	return spine.EnqueueResult{ID: row.id, Generation: row.generation}, true, nil
+	return res, true, nil
 }
 
 // enqueueUnsynced runs enqueue.sql in one batch after asyncCommit: the
 // batch's implicit transaction commits without waiting for its WAL flush,
 // which the claim's commit (or Sync) does later (spine.EnqueueParams.Unsynced).
 // One round trip, as the plain insert.
-func (e *executor) enqueueUnsynced(ctx context.Context, args namedArgs, row *enqueuedRow) error {
+func (e *executor) enqueueUnsynced(ctx context.Context, args namedArgs, res *spine.EnqueueResult) error {
 	batch := &pgx.Batch{}
 	batch.Queue(asyncCommit)
 	batch.Queue(qEnqueue, args)
@@ -68,7 +63,7 @@ func (e *executor) enqueueUnsynced(ctx context.Context, args namedArgs, row *enq
 	if _, err := results.Exec(); err != nil {
 		return err
 	}
-	if err := row.scan(results.QueryRow()); err != nil {
+	if err := results.QueryRow().Scan(&res.ID, &res.Generation); err != nil {
 		return err
 	}
 	// Close reads the batch's end: the commit of its implicit transaction.

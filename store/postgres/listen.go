@@ -267,16 +267,31 @@ func closeQuietly(conn *pgx.Conn) {
 	_ = conn.Close(ctx)
 }
 
-// deliver routes one dispatch ("job_id claim_token worker", enqueue.sql)
-// to its worker's inbox, if that worker is in this process.
+// deliver routes one dispatch notification (enqueue.sql) to its worker's
+// inbox, if that worker is in this process: its first line is the lease
+// and the worker ("job_id claim_token worker"), the second, when the job
+// fitted, the job itself (notifiedJob), decoded only for a worker here.
 func (l *listener) deliver(payload string) {
-	id, rest, _ := strings.Cut(payload, " ")
+	head, body, _ := strings.Cut(payload, "\n")
+	id, rest, _ := strings.Cut(head, " ")
 	token, worker, _ := strings.Cut(rest, " ")
 	jobID, err1 := uuid.Parse(id)
 	claimToken, err2 := uuid.Parse(token)
 	if err1 != nil || err2 != nil || worker == "" {
-		l.log.Warn("malformed dispatch notification", "payload", payload)
+		l.log.Warn("malformed dispatch notification", "payload", head)
 		return
 	}
-	l.dispatches.Deliver(worker, spine.Lease{JobID: jobID, ClaimToken: claimToken})
+	if !l.dispatches.Here(worker) {
+		return
+	}
+	d := spine.Dispatch{Lease: spine.Lease{JobID: jobID, ClaimToken: claimToken}}
+	if body != "" {
+		job, err := decodeNotifiedJob(d.Lease, body)
+		if err != nil {
+			l.log.Warn("undecodable job in a dispatch notification; the worker reads it", "job", jobID, "err", err)
+		} else {
+			d.Job = &job
+		}
+	}
+	l.dispatches.Deliver(worker, d)
 }

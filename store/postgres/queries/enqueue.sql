@@ -34,9 +34,11 @@
 -- row of two, migration 0021), in that order.
 --
 -- The last line wakes the job's tag, or tells its worker of a dispatched
--- job on @dispatch_channel ("job_id claim_token worker"); the lease and
--- start it returns let an enqueue in the worker's own process hand the
--- job over itself (enqueue.go). A dispatch also
+-- job on @dispatch_channel: "job_id claim_token worker", then, when the
+-- whole fits a notification's 8,000 bytes, a line with the job as stored
+-- (its job row, queue generation and start, schema bodies), from which
+-- the worker builds what read_dispatched.sql would return (listen.go).
+-- It is built only for a dispatch (CASE runs one branch). A dispatch also
 -- turns synchronous_commit back on for this transaction (set_config,
 -- local): an enqueue the caller let commit unsynced is flushed before its
 -- job runs, as the claim's synced commit would have flushed it.
@@ -120,9 +122,15 @@ WITH offer AS MATERIALIZED (
                       AND x.used_at >= greatest(coalesce(@now::timestamptz, now()), now()) - @schema_touch_ms::bigint * interval '1 millisecond')
     ON CONFLICT (hash) DO UPDATE SET used_at = greatest(job_schema.used_at, excluded.used_at)
 )
-SELECT job_id, generation, claim_token, worker, started_at
-FROM queued
-WHERE (CASE WHEN running THEN pg_notify(@dispatch_channel::text, job_id::text || ' ' || claim_token::text || ' ' || worker)::text
+SELECT q.job_id, q.generation
+FROM queued q
+WHERE (CASE WHEN q.running THEN pg_notify(@dispatch_channel::text, (
+                                SELECT CASE WHEN octet_length(m.head || m.job) < 8000 THEN m.head || m.job ELSE m.head END
+                                FROM pinned p
+                                CROSS JOIN LATERAL (SELECT q.job_id::text || ' ' || q.claim_token::text || ' ' || q.worker AS head,
+                                    E'\n' || json_build_object('job', row_to_json(p), 'generation', q.generation, 'started_at', q.started_at,
+                                        'input_schema', @input_schema::jsonb, 'output_schema', @output_schema::jsonb)::text AS job) m
+                                WHERE p.id = q.job_id))::text
                               || set_config('synchronous_commit', 'on', true) = 'on'
             WHEN @notify::boolean THEN pg_notify(@channel::text, tag)::text = ''
             ELSE true END)
