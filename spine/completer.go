@@ -79,14 +79,6 @@ func (c *completer) leases() []Lease {
 	return out
 }
 
-// holds reports whether l's completion is not written yet.
-func (c *completer) holds(l Lease) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.pending[l]
-	return ok
-}
-
 // run collects batches until the input is closed and drained.
 func (c *completer) run() {
 	defer close(c.done)

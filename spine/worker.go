@@ -380,14 +380,6 @@ func (w *Worker) held() (leases []Lease, named map[Lease]bool) {
 	return leases, named
 }
 
-// holds reports whether the worker holds l (see held).
-func (w *Worker) holds(l Lease) bool {
-	w.mu.Lock()
-	_, running := w.running[l]
-	w.mu.Unlock()
-	return running || w.completer.holds(l)
-}
-
 func (w *Worker) heartbeatOnce(ctx context.Context) {
 	leases, _ := w.held()
 	if len(leases) == 0 {

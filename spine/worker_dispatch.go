@@ -40,17 +40,13 @@ func (w *Worker) takeDispatched(ctx context.Context, jobs *sync.WaitGroup, inbox
 }
 
 // startDispatched starts the jobs enqueues dispatched to this worker,
-// reading those that came without their job. A lease it already holds
-// (adopted, then notified late) is skipped. A lease the worker has no
+// reading those that came without their job. A lease the worker has no
 // free slot for (the database counted a slot that is not free here yet),
 // or that arrives while it stops, goes back to the queue at once.
 func (w *Worker) startDispatched(ctx context.Context, jobs *sync.WaitGroup, dispatched []Dispatch) {
 	var back []Lease
 	for _, d := range dispatched {
 		l := d.Lease
-		if w.holds(l) {
-			continue
-		}
 		if ctx.Err() != nil || w.active() >= w.cfg.Concurrency {
 			back = append(back, l)
 			continue
