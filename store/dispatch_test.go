@@ -221,40 +221,17 @@ func TestWorkerRunsDispatchedJob(t *testing.T) {
 	t.Parallel()
 	s := openPostgres(t)
 	ran := make(chan uuid.UUID, 1)
-	w, err := spine.NewWorker(spine.WorkerConfig{Store: s, Name: dispatchWorker, Concurrency: 2,
-		Handler: func(_ context.Context, j *spine.ClaimedJob) (json.RawMessage, error) {
-			ran <- j.ID
-			return json.RawMessage(`{"ok":true}`), nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	w := startWorker(t, s, 2, func(_ context.Context, j *spine.ClaimedJob) (json.RawMessage, error) {
+		ran <- j.ID
+		return json.RawMessage(`{"ok":true}`), nil
+	})
 	defer w.Stop()
-	// The worker's first claim leaves its offer.
-	waitFor(t, "the worker's offer", func() bool {
-		return sqlInt(t, s, "SELECT count(*) FROM worker_offer WHERE worker = '"+dispatchWorker+"'") == 1
-	})
-	done, stop := s.SubscribeCompletion(uuid.Nil)
-	defer stop()
+	waitOffer(t, s) // the worker's first claim leaves its offer
 	res := mustEnqueue(t, s, pinJob("default"))
-	select {
-	case id := <-ran:
-		if id != res.ID {
-			t.Fatalf("ran %s, want %s", id, res.ID)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the dispatched job did not run within 10s")
+	if id := nextRun(t, ran); id != res.ID {
+		t.Fatalf("ran %s, want %s", id, res.ID)
 	}
-	waitFor(t, "the job's completion", func() bool {
-		select {
-		case <-done:
-		default:
-		}
-		return mustGetJob(t, s, res).Status == spine.StatusSuccess
-	})
+	waitFor(t, "the job's completion", func() bool { return mustGetJob(t, s, res).Status == spine.StatusSuccess })
 	got := mustGetJob(t, s, res)
 	if got.StartedAt == nil || !got.StartedAt.Equal(got.CreatedAt) || got.Worker != dispatchWorker {
 		t.Fatalf("job started %v (created %v) on %q: not dispatched at enqueue to %s", got.StartedAt, got.CreatedAt, got.Worker, dispatchWorker)
@@ -276,20 +253,11 @@ func TestWorkerStopReleasesUnheardDispatch(t *testing.T) {
 		t.Fatalf("job on %q, want dispatched to %s", got.Worker, dispatchWorker)
 	}
 	heardBy(t, s, other)
-	w, err := spine.NewWorker(spine.WorkerConfig{Store: s, Name: dispatchWorker, Concurrency: 2,
-		Handler: func(context.Context, *spine.ClaimedJob) (json.RawMessage, error) {
-			t.Error("the unheard job ran")
-			return nil, nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the worker's offer", func() bool {
-		return sqlInt(t, s, "SELECT count(*) FROM worker_offer WHERE worker = '"+dispatchWorker+"' AND expires_at > now() + interval '1 second'") == 1
+	w := startWorker(t, s, 2, func(context.Context, *spine.ClaimedJob) (json.RawMessage, error) {
+		t.Error("the unheard job ran")
+		return nil, nil
 	})
+	waitOffer(t, s)
 	w.Stop()
 	got := mustGetJob(t, s, res)
 	if got.Status != spine.StatusQueued || got.Attempt != 1 || got.Restarts != 0 {
@@ -342,9 +310,7 @@ func TestWorkerAdoptsDispatchMissedByItsListener(t *testing.T) {
 		return json.RawMessage(`1`), nil
 	})
 	defer w.Stop()
-	waitFor(t, "the worker's offer", func() bool {
-		return sqlInt(t, s, "SELECT count(*) FROM worker_offer WHERE worker = '"+dispatchWorker+"' AND expires_at > now() + interval '1 second'") == 1
-	})
+	waitOffer(t, s)
 	select {
 	case <-ran:
 		t.Fatal("the unheard job ran before the listener reconnected")
@@ -382,9 +348,7 @@ func TestWorkerRunsAnAdoptedJobOnce(t *testing.T) {
 		return json.RawMessage(`1`), nil
 	})
 	defer w.Stop()
-	waitFor(t, "the worker's offer", func() bool {
-		return sqlInt(t, s, "SELECT count(*) FROM worker_offer WHERE worker = '"+dispatchWorker+"' AND expires_at > now() + interval '1 second'") == 1
-	})
+	waitOffer(t, s)
 	cutListener(t, s)
 	if id := nextRun(t, ran); id != first.ID {
 		t.Fatalf("ran %s, want the adopted %s", id, first.ID)
@@ -456,6 +420,15 @@ func startWorker(t *testing.T, s *Store, concurrency int, h spine.Handler) *spin
 		t.Fatal(err)
 	}
 	return w
+}
+
+// waitOffer waits until dispatchWorker's claims have left a live offer:
+// its claim loop runs and its listener hears dispatches.
+func waitOffer(t *testing.T, s *Store) {
+	t.Helper()
+	waitFor(t, "the worker's offer", func() bool {
+		return sqlInt(t, s, "SELECT count(*) FROM worker_offer WHERE worker = '"+dispatchWorker+"' AND expires_at > now() + interval '1 second'") == 1
+	})
 }
 
 // nextRun waits for the handler's next job.

@@ -26,7 +26,8 @@ const DefaultQueryTimeout = 30 * time.Second
 // wake-ups); on baseDoneChannel it is a comma-separated list of job ids
 // that became terminal (completion wake-ups for waiters); on
 // baseDispatchChannel it is "job_id claim_token worker", a job dispatched
-// at enqueue (spine/dispatch.go).
+// at enqueue (spine/dispatch.go), followed by a line with the job itself
+// when it fits (enqueue.sql, listen.go).
 const (
 	baseChannel         = "windforce_job"
 	baseDoneChannel     = "windforce_done"
